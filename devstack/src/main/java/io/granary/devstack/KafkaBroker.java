@@ -1,0 +1,138 @@
+package io.granary.devstack;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+
+/**
+ * A real single-node Apache Kafka broker (KRaft, combined broker and controller) in a child JVM.
+ * The data directory is kept, so a broker started again on the same directory keeps its topics.
+ */
+public final class KafkaBroker implements AutoCloseable {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+    private static final String READY_LINE = "Kafka Server started";
+
+    private final ChildProcess child;
+    private final int port;
+
+    private KafkaBroker(ChildProcess child, int port) {
+        this.child = child;
+        this.port = port;
+    }
+
+    /** Starts a broker on free loopback ports. */
+    public static KafkaBroker start(Path dataDir) throws IOException {
+        return start(dataDir, Ports.free(), Ports.free());
+    }
+
+    public static KafkaBroker start(Path dataDir, int port, int controllerPort) throws IOException {
+        requireFree(port, "Kafka");
+        requireFree(controllerPort, "Kafka controller");
+        Path dir = dataDir.toAbsolutePath();
+        Files.createDirectories(dir);
+        Path logDirs = dir.resolve("kraft-logs");
+        Path config = writeServerProperties(dir, logDirs, port, controllerPort);
+        Path log4j = writeLog4j(dir);
+        String classpath = ChildClasspath.kafka();
+
+        if (!Files.exists(logDirs.resolve("meta.properties"))) {
+            ChildProcess.runToCompletion("kafka-storage-format",
+                    List.of("-Xmx128m", "-Dlog4j2.configurationFile=" + log4j, "-cp", classpath,
+                            "kafka.tools.StorageTool", "format", "-t", newClusterId(), "-c", config.toString()),
+                    dir.resolve("kafka-format.log"), Duration.ofSeconds(60));
+        }
+        ChildProcess child = ChildProcess.start("kafka",
+                List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
+                        "-Dlog4j2.configurationFile=" + log4j, "-Dkafka.logs.dir=" + dir,
+                        "-cp", classpath, "kafka.Kafka", config.toString()),
+                dir.resolve("kafka.log"));
+        child.awaitReady(() -> child.logContains(READY_LINE) && Ports.listening(port), START_TIMEOUT);
+        return new KafkaBroker(child, port);
+    }
+
+    public String bootstrapServers() {
+        return "127.0.0.1:" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public long pid() {
+        return child.pid();
+    }
+
+    /** Blocks until the broker process exits. */
+    public int awaitExit() throws InterruptedException {
+        return child.waitFor();
+    }
+
+    @Override
+    public void close() {
+        child.close();
+    }
+
+    private static Path writeServerProperties(Path dir, Path logDirs, int port, int controllerPort) throws IOException {
+        String properties = """
+                process.roles=broker,controller
+                node.id=1
+                controller.quorum.voters=1@127.0.0.1:%2$d
+                listeners=PLAINTEXT://127.0.0.1:%1$d,CONTROLLER://127.0.0.1:%2$d
+                advertised.listeners=PLAINTEXT://127.0.0.1:%1$d
+                controller.listener.names=CONTROLLER
+                inter.broker.listener.name=PLAINTEXT
+                listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+                log.dirs=%3$s
+                num.partitions=3
+                auto.create.topics.enable=true
+                offsets.topic.replication.factor=1
+                offsets.topic.num.partitions=3
+                transaction.state.log.replication.factor=1
+                transaction.state.log.min.isr=1
+                share.coordinator.state.topic.replication.factor=1
+                share.coordinator.state.topic.min.isr=1
+                group.initial.rebalance.delay.ms=0
+                log.retention.hours=24
+                log.segment.bytes=16777216
+                """.formatted(port, controllerPort, logDirs);
+        Path file = dir.resolve("server.properties");
+        Files.writeString(file, properties, StandardCharsets.UTF_8);
+        return file;
+    }
+
+    /** Warnings only, except the line that says the broker is up: the readiness wait looks for it. */
+    private static Path writeLog4j(Path dir) throws IOException {
+        String config = """
+                appender.out.type=Console
+                appender.out.name=out
+                appender.out.layout.type=PatternLayout
+                appender.out.layout.pattern=[%d] %p %m (%c)%n
+                rootLogger.level=WARN
+                rootLogger.appenderRef.out.ref=out
+                logger.ready.name=kafka.server.KafkaRaftServer
+                logger.ready.level=INFO
+                """;
+        Path file = dir.resolve("log4j2.properties");
+        Files.writeString(file, config, StandardCharsets.UTF_8);
+        return file;
+    }
+
+    /** Kafka cluster ids are 16 random bytes, URL-safe base64 without padding. */
+    private static String newClusterId() {
+        byte[] bytes = new byte[16];
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    static void requireFree(int port, String what) throws IOException {
+        if (Ports.listening(port)) {
+            throw new IOException(what + " port " + port + " is already in use on 127.0.0.1");
+        }
+    }
+}
