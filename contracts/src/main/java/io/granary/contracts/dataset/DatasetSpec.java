@@ -1,0 +1,160 @@
+package io.granary.contracts.dataset;
+
+import io.granary.contracts.block.ByteSize;
+import io.granary.contracts.validation.Check;
+import io.granary.contracts.validation.ValidationException;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What an operator asks for when creating a dataset ({@code POST /api/v1/datasets}). Optional fields may be null
+ * in a request; {@link #withDefaults()} fills them.
+ *
+ * @param name         DNS-1123 label; also the dataset's S3 bucket name
+ * @param blockSize    e.g. {@code 16MiB}
+ * @param replicas     cache copies of each block
+ * @param nodeSelector labels a worker must carry to cache this dataset
+ * @param metadataTtl  how long listed metadata is trusted before a resync ({@code 10m}, {@code 1h}, ISO-8601);
+ *                     null: until an explicit sync
+ * @param readOnly     refuse writes through the gateway
+ */
+public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Integer replicas,
+                          Map<String, String> nodeSelector, String metadataTtl, Boolean readOnly) {
+
+    public static final String DEFAULT_BLOCK_SIZE = "16MiB";
+    public static final long MIN_BLOCK_SIZE = 64 * 1024;
+    public static final long MAX_BLOCK_SIZE = 1024L * 1024 * 1024;
+    public static final int MAX_REPLICAS = 16;
+
+    /** Option keys that would put a secret into the dataset definition. */
+    private static final Set<String> SECRET_OPTIONS = Set.of("accesskey", "secretkey", "secret", "password", "token",
+            "sessiontoken", "aws_access_key_id", "aws_secret_access_key");
+
+    public DatasetSpec {
+        mounts = mounts == null ? List.of() : List.copyOf(mounts);
+        nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
+    }
+
+    /** @throws ValidationException naming the first bad field */
+    public DatasetSpec validate() {
+        Check.datasetName("name", name);
+        if (mounts.isEmpty()) {
+            throw new ValidationException("mounts", "at least one mount is required");
+        }
+        Set<String> mountNames = new HashSet<>();
+        for (int i = 0; i < mounts.size(); i++) {
+            validate("mounts[" + i + "]", mounts.get(i));
+            String mountName = mounts.get(i).name() == null ? "" : mounts.get(i).name();
+            if (!mountNames.add(mountName)) {
+                throw new ValidationException("mounts[" + i + "].name", mountName.isEmpty()
+                        ? "only one mount may sit at the dataset's root; give the others a name"
+                        : "'" + mountName + "' is used by another mount");
+            }
+        }
+        if (blockSize != null) {
+            long bytes = ByteSize.parse("blockSize", blockSize);
+            if (bytes < MIN_BLOCK_SIZE || bytes > MAX_BLOCK_SIZE) {
+                throw new ValidationException("blockSize", "must be between 64KiB and 1GiB, not " + blockSize);
+            }
+        }
+        if (replicas != null && (replicas < 1 || replicas > MAX_REPLICAS)) {
+            throw new ValidationException("replicas", "must be between 1 and " + MAX_REPLICAS + ", not " + replicas);
+        }
+        nodeSelector.forEach((key, value) -> {
+            if (key == null || key.isBlank() || value == null) {
+                throw new ValidationException("nodeSelector", "keys and values must not be empty");
+            }
+        });
+        if (metadataTtl != null) {
+            metadataTtlDuration();
+        }
+        return this;
+    }
+
+    /** This spec with every optional field set to its default. */
+    public DatasetSpec withDefaults() {
+        return new DatasetSpec(name, mounts, blockSize == null ? DEFAULT_BLOCK_SIZE : blockSize,
+                replicas == null ? 1 : replicas, nodeSelector, metadataTtl, readOnly != null && readOnly);
+    }
+
+    public long blockSizeBytes() {
+        return ByteSize.parse("blockSize", blockSize == null ? DEFAULT_BLOCK_SIZE : blockSize);
+    }
+
+    /** @return null when metadata is kept until an explicit sync */
+    public Duration metadataTtlDuration() {
+        if (metadataTtl == null || metadataTtl.isBlank()) {
+            return null;
+        }
+        Duration ttl = parseDuration(metadataTtl.strip());
+        if (ttl == null || ttl.isNegative() || ttl.isZero()) {
+            throw new ValidationException("metadataTtl", "'" + metadataTtl
+                    + "' is not a positive duration such as 30s, 10m, 1h or PT10M");
+        }
+        return ttl;
+    }
+
+    private static Duration parseDuration(String text) {
+        try {
+            if (text.toUpperCase(Locale.ROOT).startsWith("P")) {
+                return Duration.parse(text);
+            }
+            long amount = Long.parseLong(text.substring(0, text.length() - 1));
+            return switch (text.charAt(text.length() - 1)) {
+                case 's' -> Duration.ofSeconds(amount);
+                case 'm' -> Duration.ofMinutes(amount);
+                case 'h' -> Duration.ofHours(amount);
+                case 'd' -> Duration.ofDays(amount);
+                default -> null;
+            };
+        } catch (DateTimeParseException | NumberFormatException | StringIndexOutOfBoundsException e) {
+            return null;
+        }
+    }
+
+    private static void validate(String field, Mount mount) {
+        if (mount == null) {
+            throw new ValidationException(field, "is required");
+        }
+        String uri = Check.required(field + ".uri", mount.uri());
+        URI parsed;
+        try {
+            parsed = new URI(uri);
+        } catch (URISyntaxException e) {
+            throw new ValidationException(field + ".uri", "is not a valid uri: " + e.getReason());
+        }
+        String scheme = parsed.getScheme() == null ? "" : parsed.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("s3") && !scheme.equals("file")) {
+            throw new ValidationException(field + ".uri", "'" + uri + "' must be s3://bucket/prefix or file:///path");
+        }
+        if (parsed.getRawUserInfo() != null) {
+            // Never echo the uri: what sits before '@' is likely a key pair.
+            throw new ValidationException(field + ".uri", "must not carry credentials: put them in a secret and "
+                    + "name it in credentialsRef");
+        }
+        if (scheme.equals("s3") && (parsed.getRawAuthority() == null || parsed.getRawAuthority().isEmpty())) {
+            throw new ValidationException(field + ".uri", "'" + uri + "' names no bucket: use s3://bucket/prefix");
+        }
+        if (mount.name() != null && !mount.name().isEmpty()
+                && (mount.name().contains("/") || !DatasetPaths.normalize(field + ".name", mount.name()).equals(mount.name()))) {
+            throw new ValidationException(field + ".name", "'" + mount.name() + "' must be one directory name");
+        }
+        for (String key : mount.options().keySet()) {
+            if (SECRET_OPTIONS.contains(key.toLowerCase(Locale.ROOT))) {
+                throw new ValidationException(field + ".options." + key, "credentials must not be given inline: "
+                        + "put them in a secret and name it in credentialsRef");
+            }
+        }
+        if (mount.credentialsRef() != null && !mount.credentialsRef().isBlank()) {
+            Check.secretName(field + ".credentialsRef", mount.credentialsRef());
+        }
+    }
+}

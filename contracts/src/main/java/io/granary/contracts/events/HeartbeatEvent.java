@@ -1,0 +1,25 @@
+package io.granary.contracts.events;
+
+import io.granary.contracts.worker.Tier;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A worker's periodic report. Counters are totals since the worker started, so a lost heartbeat loses nothing.
+ *
+ * @param hits                block reads served from cache
+ * @param misses              block reads that went to the under-store
+ * @param bytesServed         bytes sent to readers
+ * @param underStoreBytesRead bytes fetched from the under-store
+ */
+public record HeartbeatEvent(String workerId, String node, String address, Map<String, String> labels,
+                             List<Tier> tiers, long hits, long misses, long bytesServed, long underStoreBytesRead,
+                             Instant at) {
+
+    public HeartbeatEvent {
+        labels = labels == null ? Map.of() : Map.copyOf(labels);
+        tiers = tiers == null ? List.of() : List.copyOf(tiers);
+    }
+}
