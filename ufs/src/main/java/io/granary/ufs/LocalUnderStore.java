@@ -1,0 +1,266 @@
+package io.granary.ufs;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A local directory ({@code file:///root}) as an under-store. Every path is resolved under the root and refused
+ * if it leaves it, by '..' or through a symlink whose target is outside (checked on the real path of the file,
+ * or of its nearest existing ancestor for a new file). The check guards against dataset definitions and client
+ * paths, not against someone swapping symlinks inside the root at the same moment.
+ */
+public final class LocalUnderStore implements UnderStore {
+
+    /** In-progress writes: hidden, never listed, renamed over the target when complete. */
+    static final String TEMP_PREFIX = ".granary-upload-";
+
+    private final Path root;
+    private final URI uri;
+
+    /** @param root an existing directory; symlinks in it are resolved once, here */
+    public LocalUnderStore(Path root) {
+        try {
+            this.root = root.toRealPath();
+        } catch (IOException e) {
+            throw new UnderStoreException("local under-store root " + root + " does not exist", e);
+        }
+        if (!Files.isDirectory(this.root)) {
+            throw new UnderStoreException("local under-store root " + root + " is not a directory");
+        }
+        this.uri = this.root.toUri();
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    @Override
+    public ObjectInfo stat(String path) {
+        String key = Keys.object(path);
+        Path file = existingFile(key);
+        try {
+            return info(key, Files.readAttributes(file, BasicFileAttributes.class));
+        } catch (NoSuchFileException e) {
+            throw notFound(key);
+        } catch (IOException e) {
+            throw failure("stat", key, e);
+        }
+    }
+
+    @Override
+    public ListPage list(String prefix, String delimiter, String cursor, int limit) {
+        String keyPrefix = Keys.prefix(prefix);
+        boolean delimited = Keys.delimited(delimiter);
+        int pageSize = Keys.pageSize(limit);
+        Path start = root.resolve(keyPrefix.substring(0, keyPrefix.lastIndexOf('/') + 1));
+        if (!Files.isDirectory(start)) {
+            return new ListPage(List.of(), List.of(), null);
+        }
+        requireInside(start, keyPrefix);
+        try {
+            return new LocalLister(root, keyPrefix, delimited, cursor, pageSize).page();
+        } catch (IOException e) {
+            throw failure("list", keyPrefix, e);
+        }
+    }
+
+    @Override
+    public InputStream read(String path, long offset, long length) {
+        checkRange(offset, length);
+        String key = Keys.object(path);
+        Path file = existingFile(key);
+        try {
+            FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+            try {
+                channel.position(offset);
+            } catch (IOException e) {
+                channel.close();
+                throw e;
+            }
+            InputStream in = Channels.newInputStream(channel);
+            return length < 0 ? in : new LimitedInputStream(in, length);
+        } catch (NoSuchFileException e) {
+            throw notFound(key);
+        } catch (IOException e) {
+            throw failure("read", key, e);
+        }
+    }
+
+    @Override
+    public ObjectInfo write(String path, InputStream data, long size) {
+        String key = Keys.object(path);
+        Path target = resolve(key);
+        Path temp = null;
+        try {
+            temp = newTempFile(target);
+            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE);
+                 OutputStream out = Channels.newOutputStream(channel)) {
+                long written = data.transferTo(out);
+                if (size >= 0 && written != size) {
+                    throw new UnderStoreException("write of '" + key + "' in " + uri + " got " + written
+                            + " bytes, expected " + size);
+                }
+                channel.force(true);
+            }
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            temp = null;
+            return stat(key);
+        } catch (IOException e) {
+            throw failure("write", key, e);
+        } finally {
+            deleteQuietly(temp);
+        }
+    }
+
+    @Override
+    public void delete(String path) {
+        String key = Keys.object(path);
+        Path file = resolve(key);
+        try {
+            if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+                return;  // a directory is not an object: nothing to delete, as S3 would say
+            }
+            if (Files.deleteIfExists(file)) {
+                pruneEmptyParents(file.getParent());
+            }
+        } catch (IOException e) {
+            throw failure("delete", key, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        // Nothing held open: every call opens and closes its own files.
+    }
+
+    @Override
+    public String toString() {
+        return "LocalUnderStore[" + uri + "]";
+    }
+
+    /** Only exact (size, mtime, file identity) metadata is hashed, so a stat costs no read of the content. */
+    static ObjectInfo info(String key, BasicFileAttributes attributes) {
+        return new ObjectInfo(key, attributes.size(), attributes.lastModifiedTime().toInstant(), etag(attributes));
+    }
+
+    /**
+     * MD5 of size, mtime in nanoseconds and file identity (device and inode). Cheap, and it changes whenever
+     * the file does: a rewrite through {@link #write} renames a new inode into place, so even a same-size
+     * rewrite within the filesystem's mtime granularity gets a new etag. Not a content hash: equal bytes in two
+     * files have different etags, and copying a tree elsewhere changes them all (their blocks are re-cached).
+     */
+    static String etag(BasicFileAttributes attributes) {
+        try {
+            MessageDigest md5 = MessageDigest.getInstance("MD5");
+            md5.update(ByteBuffer.allocate(16).putLong(attributes.size())
+                    .putLong(attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS)).flip());
+            md5.update(String.valueOf(attributes.fileKey()).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(md5.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has MD5", e);
+        }
+    }
+
+    /** The file for a key, refused if it (or, for a new file, its nearest existing ancestor) is outside. */
+    private Path resolve(String key) {
+        Path file = root.resolve(key);
+        Path ancestor = file.getParent();
+        while (!Files.exists(ancestor)) {
+            ancestor = ancestor.getParent();
+        }
+        requireInside(ancestor, key);
+        if (Files.exists(file)) {
+            requireInside(file, key);
+        }
+        return file;
+    }
+
+    /** Only regular files are objects: a directory, or a path through a file, is simply not found. */
+    private Path existingFile(String key) {
+        Path file = resolve(key);
+        if (!Files.isRegularFile(file)) {
+            throw notFound(key);
+        }
+        return file;
+    }
+
+    private void requireInside(Path path, String key) {
+        Path real;
+        try {
+            real = path.toRealPath();
+        } catch (IOException e) {
+            throw failure("resolve", key, e);
+        }
+        if (!real.startsWith(root)) {
+            throw new PathOutsideMountException("'" + key + "' leaves the mount root " + uri + " through a symlink");
+        }
+    }
+
+    /** Files.createTempFile would make it 0600; a plain new file keeps the umask like any other writer. */
+    private static Path newTempFile(Path target) throws IOException {
+        Path temp = target.resolveSibling(TEMP_PREFIX + UUID.randomUUID());
+        try {
+            Files.createDirectories(target.getParent());
+            return Files.createFile(temp);
+        } catch (NoSuchFileException e) {
+            // A delete pruned the directory between the two calls: one retry settles it.
+            Files.createDirectories(target.getParent());
+            return Files.createFile(temp);
+        }
+    }
+
+    /** Keeps the directory tree like S3's implicit one: a directory disappears with its last object. */
+    private void pruneEmptyParents(Path dir) throws IOException {
+        for (Path d = dir; d != null && !d.equals(root) && d.startsWith(root); d = d.getParent()) {
+            try {
+                Files.delete(d);
+            } catch (DirectoryNotEmptyException | NoSuchFileException e) {
+                return;
+            }
+        }
+    }
+
+    private static void checkRange(long offset, long length) {
+        if (offset < 0 || length < -1) {
+            throw new IllegalArgumentException("bad range: offset " + offset + ", length " + length);
+        }
+    }
+
+    private ObjectNotFoundException notFound(String key) {
+        return new ObjectNotFoundException("no object '" + key + "' in " + uri);
+    }
+
+    private UnderStoreException failure(String operation, String key, Exception e) {
+        return new UnderStoreException(operation + " of '" + key + "' in " + uri + " failed: " + e, e);
+    }
+
+    private static void deleteQuietly(Path temp) {
+        if (temp != null) {
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException e) {
+                // The temp name is hidden from listings; a leftover only costs disk space.
+            }
+        }
+    }
+}

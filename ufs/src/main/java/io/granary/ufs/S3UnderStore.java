@@ -1,0 +1,270 @@
+package io.granary.ufs;
+
+import io.minio.BucketExistsArgs;
+import io.minio.GetObjectArgs;
+import io.minio.ListObjectsV2Args;
+import io.minio.MinioAsyncClient;
+import io.minio.PutObjectArgs;
+import io.minio.RemoveObjectArgs;
+import io.minio.StatObjectArgs;
+import io.minio.StatObjectResponse;
+import io.minio.errors.ErrorResponseException;
+import io.minio.messages.Item;
+import io.minio.messages.ListBucketResultV2;
+import io.minio.messages.ListObjectsResult;
+
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * An S3 bucket prefix as an under-store, on the MinIO Java SDK. It uses the SDK's {@link MinioAsyncClient}
+ * (which {@code MinioClient} only wraps) because that exposes ListObjectsV2 itself: one request per page,
+ * with its truncation flag, instead of an iterator that pages on its own.
+ *
+ * <p>The listing cursor is the last key or common prefix of the page, sent back as {@code StartAfter}. A
+ * common prefix given there is skipped whole (as with the V1 marker, where S3 itself hands out common prefixes
+ * as NextMarker), so paging through a mix of prefixes and objects works, and the cursor stays readable.
+ */
+public final class S3UnderStore implements UnderStore {
+
+    /** Objects above one part go multipart in parts of this size; the SDK buffers one part at a time. */
+    static final long PART_SIZE = 16L << 20;
+
+    private final S3Location location;
+    private final MinioAsyncClient client;
+
+    /** @param credentials null for anonymous access */
+    public S3UnderStore(S3Location location, Credentials credentials) {
+        this.location = location;
+        requireValidBucketName(location);
+        MinioAsyncClient.Builder builder = MinioAsyncClient.builder()
+                .endpoint(location.endpoint().toString())
+                .region(location.region());
+        if (credentials != null) {
+            builder.credentials(credentials.accessKey(), credentials.secretKey());
+        }
+        this.client = builder.build();
+        if (Boolean.TRUE.equals(location.pathStyle())) {
+            client.disableVirtualStyleEndpoint();
+        } else if (Boolean.FALSE.equals(location.pathStyle())) {
+            client.enableVirtualStyleEndpoint();
+        }
+    }
+
+    /** The SDK checks bucket names on every request; checked here, a bad mount fails when it is opened. */
+    private static void requireValidBucketName(S3Location location) {
+        try {
+            BucketExistsArgs.builder().bucket(location.bucket()).build();
+        } catch (IllegalArgumentException e) {
+            throw new UnderStoreException("mount " + location.uri() + " has an invalid bucket name: " + e.getMessage());
+        }
+    }
+
+    public S3Location location() {
+        return location;
+    }
+
+    @Override
+    public ObjectInfo stat(String path) {
+        String key = Keys.object(path);
+        StatObjectResponse response = await(client.statObject(StatObjectArgs.builder()
+                .bucket(location.bucket()).object(location.prefix() + key).build()), key);
+        return new ObjectInfo(key, response.size(), response.lastModified().toInstant(), unquote(response.etag()));
+    }
+
+    @Override
+    public ListPage list(String prefix, String delimiter, String cursor, int limit) {
+        String keyPrefix = Keys.prefix(prefix);
+        boolean delimited = Keys.delimited(delimiter);
+        ListObjectsV2Args.Builder args = ListObjectsV2Args.builder()
+                .bucket(location.bucket())
+                .maxKeys(Keys.pageSize(limit));
+        String fullPrefix = location.prefix() + keyPrefix;
+        if (!fullPrefix.isEmpty()) {
+            args.prefix(fullPrefix);
+        }
+        if (delimited) {
+            args.delimiter("/");
+        }
+        if (cursor != null && !cursor.isEmpty()) {
+            args.startAfter(location.prefix() + cursor);
+        }
+        ListBucketResultV2 result = await(client.listObjectsV2(args.build()), keyPrefix).result();
+
+        List<ObjectInfo> objects = new ArrayList<>();
+        String last = null;
+        for (Item item : result.contents()) {
+            String key = relative(item.objectName());
+            last = max(last, key);
+            // Zero-byte "folder" markers that consoles create are not files.
+            if (!key.endsWith("/")) {
+                objects.add(new ObjectInfo(key, item.size(), item.lastModified().toInstant(), unquote(item.etag())));
+            }
+        }
+        List<String> commonPrefixes = new ArrayList<>();
+        for (ListObjectsResult.Prefix commonPrefix : result.commonPrefixes()) {
+            String key = relative(commonPrefix.toItem().objectName());
+            last = max(last, key);
+            commonPrefixes.add(key);
+        }
+        return new ListPage(objects, commonPrefixes, result.isTruncated() && last != null ? last : null);
+    }
+
+    @Override
+    public InputStream read(String path, long offset, long length) {
+        if (offset < 0 || length < -1) {
+            throw new IllegalArgumentException("bad range: offset " + offset + ", length " + length);
+        }
+        String key = Keys.object(path);
+        if (length == 0) {
+            stat(key);  // S3 has no empty range; still fail for a missing object
+            return InputStream.nullInputStream();
+        }
+        GetObjectArgs.Builder args = GetObjectArgs.builder().bucket(location.bucket()).object(location.prefix() + key);
+        if (offset > 0 || length > 0) {
+            args.offset(offset);
+        }
+        if (length > 0) {
+            args.length(length);
+        }
+        try {
+            return client.getObject(args.build()).join();
+        } catch (CompletionException e) {
+            if ("InvalidRange".equals(errorCode(e))) {
+                return InputStream.nullInputStream();  // offset at or past the end: nothing to read, as locally
+            }
+            throw translate(e, key);
+        }
+    }
+
+    @Override
+    public ObjectInfo write(String path, InputStream data, long size) {
+        String key = Keys.object(path);
+        SourceStream source = new SourceStream(data);
+        try {
+            client.putObject(PutObjectArgs.builder()
+                    .bucket(location.bucket())
+                    .object(location.prefix() + key)
+                    .stream(source, size < 0 ? null : size, PART_SIZE)
+                    .build()).join();
+        } catch (CompletionException e) {
+            if (source.failure != null) {
+                // The caller's stream broke (a client hung up): not the store's fault, so not "unavailable".
+                throw new UnderStoreException("reading the data for '" + key + "' in " + location.uri()
+                        + " failed: " + source.failure, source.failure);
+            }
+            throw translate(e, key);
+        }
+        // PUT answers with the etag only; a HEAD gives exactly what later stats will see, mtime included.
+        return stat(key);
+    }
+
+    @Override
+    public void delete(String path) {
+        String key = Keys.object(path);
+        await(client.removeObject(RemoveObjectArgs.builder()
+                .bucket(location.bucket()).object(location.prefix() + key).build()), key);
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+
+    @Override
+    public String toString() {
+        return "S3UnderStore[" + location.uri() + " at " + location.endpoint() + "]";
+    }
+
+    /** Remembers whether the data stream itself failed, to tell a broken upload from a broken store. */
+    private static final class SourceStream extends FilterInputStream {
+
+        private IOException failure;
+
+        SourceStream(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            try {
+                return in.read();
+            } catch (IOException e) {
+                failure = e;
+                throw e;
+            }
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length) throws IOException {
+            try {
+                return in.read(buffer, offset, length);
+            } catch (IOException e) {
+                failure = e;
+                throw e;
+            }
+        }
+    }
+
+    private String relative(String fullKey) {
+        return fullKey.substring(location.prefix().length());
+    }
+
+    private static String max(String a, String b) {
+        return a == null || Keys.compare(b, a) > 0 ? b : a;
+    }
+
+    static String unquote(String etag) {
+        return etag != null && etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"")
+                ? etag.substring(1, etag.length() - 1)
+                : etag;
+    }
+
+    private <T> T await(CompletableFuture<T> future, String key) {
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            throw translate(e, key);
+        }
+    }
+
+    private static String errorCode(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof ErrorResponseException error) {
+                return error.errorResponse().code();
+            }
+        }
+        return null;
+    }
+
+    /** SDK failures as ours. Messages name the mount and the S3 error code; a secret is never part of them. */
+    private UnderStoreException translate(CompletionException completion, String key) {
+        Throwable failure = completion.getCause() == null ? completion : completion.getCause();
+        String code = errorCode(failure);
+        String where = (key.isEmpty() ? "" : "'" + key + "' in ") + location.uri() + " at " + location.endpoint();
+        if (code != null) {
+            return switch (code) {
+                case "NoSuchKey", "NoSuchObject", "ResourceNotFound" ->
+                        new ObjectNotFoundException("no object " + where);
+                case "NoSuchBucket" -> new UnderStoreException("bucket '" + location.bucket() + "' of "
+                        + location.uri() + " does not exist at " + location.endpoint(), failure);
+                case "AccessDenied", "SignatureDoesNotMatch", "InvalidAccessKeyId", "InvalidToken", "ExpiredToken",
+                     "AllAccessDisabled", "AccountProblem" ->
+                        new AccessDeniedException("access to " + where + " denied (" + code
+                                + "): check the credentials of this mount", failure);
+                default -> new UnderStoreException("S3 error " + code + " for " + where, failure);
+            };
+        }
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof IOException) {
+                return new UnderStoreUnavailableException("cannot reach " + where + ": " + t, failure);
+            }
+        }
+        return new UnderStoreException("S3 request for " + where + " failed: " + failure, failure);
+    }
+}

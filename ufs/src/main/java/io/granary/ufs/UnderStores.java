@@ -1,0 +1,151 @@
+package io.granary.ufs;
+
+import io.granary.contracts.dataset.Mount;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Opens the under-store a mount points at: {@code s3://bucket/prefix} (options {@code endpoint}, {@code region},
+ * {@code pathStyle}; credentials from the mount's {@code credentialsRef}) or {@code file:///path}, which must lie
+ * inside one of the configured allowed roots so that a dataset definition cannot expose the host's files.
+ */
+public final class UnderStores {
+
+    public static final String DEFAULT_REGION = "us-east-1";
+    public static final URI DEFAULT_ENDPOINT = URI.create("https://s3.amazonaws.com");
+
+    private final List<Path> allowedRoots;
+    private final CredentialsResolver credentials;
+
+    /**
+     * @param allowedRoots directories under which {@code file://} mounts are accepted (none: no local mounts)
+     * @param credentials  resolves S3 mounts' credentialsRef
+     */
+    public UnderStores(List<Path> allowedRoots, CredentialsResolver credentials) {
+        this.allowedRoots = List.copyOf(allowedRoots);
+        this.credentials = credentials;
+    }
+
+    /** @throws UnderStoreException naming the uri if the mount is malformed, refused, or its credentials are missing */
+    public UnderStore open(Mount mount) {
+        URI uri = parse(mount.uri());
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        return switch (scheme) {
+            case "s3" -> new S3UnderStore(s3Location(uri, mount),
+                    credentials.resolve(mount.credentialsRef()).orElse(null));
+            case "file" -> new LocalUnderStore(localRoot(uri, mount.uri()));
+            default -> throw new UnderStoreException("mount uri " + mount.uri()
+                    + " has an unsupported scheme: use s3://bucket/prefix or file:///path");
+        };
+    }
+
+    /**
+     * Opens the mount and makes one cheap request, so that a dataset with wrong credentials, a missing bucket or
+     * directory, or an unreachable endpoint is refused when it is created rather than on its first read.
+     */
+    public void check(Mount mount) {
+        try (UnderStore store = open(mount)) {
+            store.probe();
+        }
+    }
+
+    static S3Location s3Location(URI uri, Mount mount) {
+        String bucket = uri.getRawAuthority();
+        if (bucket == null || bucket.isEmpty()) {
+            throw new UnderStoreException("mount uri " + mount.uri() + " names no bucket: use s3://bucket/prefix");
+        }
+        String endpoint = mount.option("endpoint");
+        String region = mount.option("region");
+        return new S3Location(
+                endpoint == null || endpoint.isBlank() ? DEFAULT_ENDPOINT : endpoint(endpoint, mount.uri()),
+                region == null || region.isBlank() ? DEFAULT_REGION : region,
+                bucket,
+                uri.getPath(),
+                pathStyle(mount.option("pathStyle"), mount.uri()));
+    }
+
+    private Path localRoot(URI uri, String text) {
+        Path root;
+        try {
+            root = Path.of(uri).toRealPath();
+        } catch (IllegalArgumentException e) {
+            throw new UnderStoreException("mount uri " + text + " is not a local path: use file:///path");
+        } catch (IOException e) {
+            throw new UnderStoreException("mount uri " + text + " points at a directory that does not exist");
+        }
+        if (!Files.isDirectory(root)) {
+            throw new UnderStoreException("mount uri " + text + " is not a directory");
+        }
+        for (Path allowed : realAllowedRoots()) {
+            if (root.startsWith(allowed)) {
+                return root;
+            }
+        }
+        throw new UnderStoreException("mount uri " + text + " is outside the directories allowed for local mounts "
+                + allowedRoots);
+    }
+
+    /** Compared as real paths, so neither a symlinked root nor a symlink in the mount uri can slip past. */
+    private List<Path> realAllowedRoots() {
+        List<Path> real = new ArrayList<>();
+        for (Path allowed : allowedRoots) {
+            try {
+                real.add(allowed.toRealPath());
+            } catch (IOException e) {
+                // A root that does not exist (yet) allows nothing.
+            }
+        }
+        return real;
+    }
+
+    private static URI parse(String text) {
+        if (text == null || text.isBlank()) {
+            throw new UnderStoreException("a mount needs a uri");
+        }
+        URI uri;
+        try {
+            uri = new URI(text);
+        } catch (URISyntaxException e) {
+            throw new UnderStoreException("mount uri " + text + " is not a valid uri: " + e.getReason());
+        }
+        if (uri.getRawUserInfo() != null) {
+            // Never echo it: whatever sits before '@' is likely a key pair.
+            throw new UnderStoreException("mount uri " + uri.getScheme() + "://***@" + uri.getHost() + uri.getRawPath()
+                    + " carries credentials: put them in a secret and name it in credentialsRef");
+        }
+        return uri;
+    }
+
+    private static URI endpoint(String endpoint, String mountUri) {
+        try {
+            URI uri = new URI(endpoint);
+            if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null
+                    && uri.getRawUserInfo() == null) {
+                return uri;
+            }
+        } catch (URISyntaxException e) {
+            // Reported below with the same message as any other bad endpoint.
+        }
+        throw new UnderStoreException("option endpoint of mount " + mountUri + " must be an http(s) url without "
+                + "credentials" + (endpoint.contains("@") ? "" : ", not '" + endpoint + "'"));
+    }
+
+    private static Boolean pathStyle(String value, String mountUri) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        return switch (value.strip().toLowerCase(Locale.ROOT)) {
+            case "true" -> Boolean.TRUE;
+            case "false" -> Boolean.FALSE;
+            default -> throw new UnderStoreException("option pathStyle of mount " + mountUri
+                    + " must be true or false, not '" + value + "'");
+        };
+    }
+}

@@ -1,0 +1,140 @@
+package io.granary.ufs;
+
+import io.granary.contracts.dataset.Mount;
+import io.granary.devstack.S3ProxyServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The contract against a real S3 server (S3Proxy), with the mount rooted at a prefix inside the bucket. */
+class S3UnderStoreTest extends UnderStoreContractTest {
+
+    private static final String BUCKET = "granary";
+    private static final String ACCESS_KEY = "AKIAGRANARYTEST";
+    private static final String SECRET_KEY = "s3cr3t-do-not-print";
+
+    @TempDir
+    static Path dir;
+
+    private static S3ProxyServer server;
+    private static S3UnderStore store;
+
+    @BeforeAll
+    static void start() throws IOException {
+        server = S3ProxyServer.start(dir, ACCESS_KEY, SECRET_KEY);
+        server.createBucket(BUCKET);
+        store = new S3UnderStore(location(BUCKET), new Credentials(ACCESS_KEY, SECRET_KEY));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (store != null) {
+            store.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Override
+    protected UnderStore store() {
+        return store;
+    }
+
+    /** The filesystem backend keeps objects as files under buckets/: thousands of fixtures in no time. */
+    @Override
+    protected void seed(String key, byte[] content) {
+        Path file = dir.resolve("buckets").resolve(BUCKET).resolve("mnt").resolve(key);
+        try {
+            Files.createDirectories(file.getParent());
+            Files.write(file, content);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** 40 MiB in 16 MiB parts: a multipart upload, whose etag ends in the part count. */
+    @Override
+    protected void checkLargeWrite(ObjectInfo info) {
+        assertThat(info.etag()).endsWith("-3");
+    }
+
+    @Test
+    void aWrongSecretIsAccessDeniedWithoutTheSecret() {
+        String wrong = "wrong-secret-0123456789";
+        try (S3UnderStore denied = new S3UnderStore(location(BUCKET), new Credentials(ACCESS_KEY, wrong))) {
+            assertThatThrownBy(() -> denied.list("", "/", null, 1)).isInstanceOf(AccessDeniedException.class)
+                    .hasMessageContaining("s3://granary/mnt/").hasMessageNotContaining(wrong)
+                    .hasMessageNotContaining(SECRET_KEY);
+            assertThatThrownBy(() -> denied.stat("any")).isInstanceOf(AccessDeniedException.class)
+                    .hasMessageNotContaining(wrong);
+        }
+    }
+
+    @Test
+    void anUnknownAccessKeyIsAccessDenied() {
+        try (S3UnderStore denied = new S3UnderStore(location(BUCKET), new Credentials("AKIANOBODY", SECRET_KEY))) {
+            assertThatThrownBy(denied::probe).isInstanceOf(AccessDeniedException.class);
+        }
+    }
+
+    @Test
+    void aMissingBucketFailsTheProbe() {
+        try (S3UnderStore missing = new S3UnderStore(location("no-such-bucket"), new Credentials(ACCESS_KEY, SECRET_KEY))) {
+            assertThatThrownBy(missing::probe).isInstanceOf(UnderStoreException.class)
+                    .hasMessageContaining("bucket 'no-such-bucket'");
+        }
+    }
+
+    @Test
+    void anUnreachableEndpointIsUnavailable() throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        S3Location nowhere = new S3Location(URI.create("http://127.0.0.1:" + port), "us-east-1", BUCKET, "", true);
+        try (S3UnderStore unreachable = new S3UnderStore(nowhere, new Credentials(ACCESS_KEY, SECRET_KEY))) {
+            assertThatThrownBy(unreachable::probe).isInstanceOf(UnderStoreUnavailableException.class)
+                    .hasMessageContaining("127.0.0.1:" + port);
+        }
+    }
+
+    @Test
+    void etagsAreUnquoted() {
+        write("etag/x", new byte[] {1, 2, 3});
+        assertThat(store.stat("etag/x").etag()).matches("[0-9a-f]{32}");
+        assertThat(store.list("etag/", null, null, 10).objects().get(0).etag()).matches("[0-9a-f]{32}");
+    }
+
+    @Test
+    void theFactoryChecksAMountWithItsCredentials() {
+        CredentialsResolver resolver = new CredentialsResolver(null, Map.of(
+                "GRANARY_SECRET_DEVSTACK_S3_ACCESS_KEY", ACCESS_KEY,
+                "GRANARY_SECRET_DEVSTACK_S3_SECRET_KEY", SECRET_KEY,
+                "GRANARY_SECRET_WRONG_ACCESS_KEY", ACCESS_KEY,
+                "GRANARY_SECRET_WRONG_SECRET_KEY", "nope-nope"));
+        UnderStores stores = new UnderStores(List.of(), resolver);
+        Map<String, String> options = Map.of("endpoint", server.endpoint().toString(), "pathStyle", "true");
+
+        stores.check(new Mount("s3://granary/mnt", null, options, "devstack-s3"));
+        assertThatThrownBy(() -> stores.check(new Mount("s3://granary/mnt", null, options, "wrong")))
+                .isInstanceOf(AccessDeniedException.class).hasMessageNotContaining("nope-nope");
+    }
+
+    private static S3Location location(String bucket) {
+        return new S3Location(server.endpoint(), "us-east-1", bucket, "mnt", null);
+    }
+}
