@@ -1,0 +1,48 @@
+package io.granary.block.config;
+
+import io.granary.contracts.worker.Medium;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** Configuration of one cache worker, under {@code granary.block}. */
+@ConfigMapping(prefix = "granary.block")
+public interface BlockConfig {
+
+    /** Unique id of this worker; placement hashes it, so keep it stable across restarts. */
+    String workerId();
+
+    /** The Kubernetes node (or host) this worker runs on. */
+    String node();
+
+    /** Base URL gateways and the preload-service use to reach this worker. */
+    String advertisedAddress();
+
+    /** Labels matched against a dataset's nodeSelector. */
+    Map<String, String> labels();
+
+    @WithDefault("5s")
+    Duration heartbeatInterval();
+
+    /** Cache levels, fastest first, as Fluid's tieredstore: MEM is a tmpfs directory, SSD/HDD disk directories. */
+    List<Level> levels();
+
+    interface Level {
+        Medium medium();
+
+        List<Path> paths();
+
+        /** Capacity of the level, e.g. {@code 2GiB}. */
+        String quota();
+
+        @WithDefault("0.95")
+        double high();
+
+        @WithDefault("0.7")
+        double low();
+    }
+}
