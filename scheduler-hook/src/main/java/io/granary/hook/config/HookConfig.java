@@ -1,0 +1,27 @@
+package io.granary.hook.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.net.URI;
+import java.time.Duration;
+
+/** Configuration of the admission webhook, under {@code granary.hook}. */
+@ConfigMapping(prefix = "granary.hook")
+public interface HookConfig {
+
+    /** The metadata-service asked for each dataset's cached bytes per node. */
+    @WithDefault("http://127.0.0.1:8081")
+    URI metadataUrl();
+
+    /**
+     * How long the webhook waits for the metadata-service before it admits the pod unchanged. Well inside the
+     * API server's webhook timeout, so a slow metadata-service never blocks pod creation.
+     */
+    @WithDefault("2s")
+    Duration deadline();
+
+    /** The gateway Service injected into pods as AWS_ENDPOINT_URL. */
+    @WithDefault("http://granary-gateway:8080")
+    URI gatewayEndpoint();
+}
