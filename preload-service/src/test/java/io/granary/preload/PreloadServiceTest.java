@@ -1,5 +1,6 @@
 package io.granary.preload;
 
+import io.granary.contracts.events.DeadLetter;
 import io.granary.contracts.events.Topics;
 import io.granary.devstack.testing.KafkaResource;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -50,7 +51,7 @@ class PreloadServiceTest {
             List<ConsumerRecord<String, String>> dead = kafka.consumeStrings()
                     .fromTopics(Topics.DEADLETTER, 1, Duration.ofSeconds(60)).awaitCompletion().getRecords();
             assertThat(dead).extracting(ConsumerRecord::value).containsExactly(invalid);
-            assertThat(new String(dead.get(0).headers().lastHeader("dead-letter-reason").value(), StandardCharsets.UTF_8))
+            assertThat(new String(dead.get(0).headers().lastHeader(DeadLetter.REASON_HEADER).value(), StandardCharsets.UTF_8))
                     .contains("dataset");
         }
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
