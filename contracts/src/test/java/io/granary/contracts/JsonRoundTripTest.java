@@ -20,6 +20,7 @@ import io.granary.contracts.events.BlockEvent;
 import io.granary.contracts.events.DatasetEvent;
 import io.granary.contracts.events.DeadLetter;
 import io.granary.contracts.events.HeartbeatEvent;
+import io.granary.contracts.events.ReadCounters;
 import io.granary.contracts.worker.Medium;
 import io.granary.contracts.worker.Tier;
 import io.granary.contracts.worker.Worker;
@@ -58,8 +59,10 @@ class JsonRoundTripTest {
                         List.of(new FileError("bad", "gone")), AT),
                 new BlockEvent(BlockEvent.Type.CACHED, "worker-1", "node-1", "imagenet", "0".repeat(32) + "-0", 16,
                         Medium.SSD, AT),
-                new HeartbeatEvent("worker-1", "node-1", "http://127.0.0.1:8082", Map.of(), List.of(MEM), 1, 2, 3, 4, AT),
-                new DatasetEvent(DatasetEvent.Type.FILE_CHANGED, "imagenet", "a.jpg", "etag2", AT),
+                new HeartbeatEvent("worker-1", "node-1", "http://127.0.0.1:8082", Map.of(), List.of(MEM), 1, 2, 3, 4,
+                        Map.of("imagenet", new ReadCounters(1, 2)), AT),
+                DatasetEvent.fileChanged("imagenet", "a.jpg", "etag2", AT),
+                DatasetEvent.membership(DatasetEvent.Type.WORKER_LEFT, "worker-1", AT),
                 new DeadLetter("granary.worker.heartbeats", 0, 42, "worker-1", "{not json", "Unexpected character"));
 
         for (Object value : values) {
@@ -98,7 +101,7 @@ class JsonRoundTripTest {
         assertThat(MAPPER.writeValueAsString(LoadPolicy.CRON)).isEqualTo("\"Cron\"");
         assertThat(MAPPER.writeValueAsString(Medium.MEM)).isEqualTo("\"MEM\"");
         assertThat(MAPPER.readTree(MAPPER.writeValueAsString(
-                new DatasetEvent(DatasetEvent.Type.CREATED, "d", null, null, AT))).get("at").asText())
+                DatasetEvent.of(DatasetEvent.Type.CREATED, "d", AT))).get("at").asText())
                 .isEqualTo("2026-11-23T08:30:00Z");
     }
 

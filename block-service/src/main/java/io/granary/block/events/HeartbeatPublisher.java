@@ -12,6 +12,7 @@ import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 
 import java.time.Instant;
+import java.util.Map;
 
 /** Tells the metadata-service every few seconds that this worker is alive, and what its levels hold. */
 @ApplicationScoped
@@ -33,7 +34,7 @@ public class HeartbeatPublisher {
     @Scheduled(every = "${granary.block.heartbeat-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void beat() throws JsonProcessingException {
         HeartbeatEvent heartbeat = new HeartbeatEvent(config.workerId(), config.node(), config.advertisedAddress(),
-                config.labels(), usage.tiers(), 0, 0, 0, 0, Instant.now());
+                config.labels(), usage.tiers(), 0, 0, 0, 0, Map.of(), Instant.now());
         emitter.send(Record.of(config.workerId(), json.writeValueAsString(heartbeat)));
     }
 }

@@ -3,14 +3,34 @@ package io.granary.contracts.events;
 import java.time.Instant;
 
 /**
- * A change every service may care about: gateways drop their near cache, workers drop a deleted dataset's blocks.
+ * A change every service may care about: gateways drop their near cache, workers drop a deleted dataset's blocks,
+ * gateways and preload replicas recompute placement when a worker joins or leaves.
  *
- * @param path for FILE_CHANGED: the file's path; null otherwise
- * @param etag for FILE_CHANGED: the file's new etag; null when it was removed
+ * @param dataset  the dataset; null for WORKER_JOINED and WORKER_LEFT, which concern every dataset
+ * @param path     for FILE_CHANGED: the file's path; null otherwise
+ * @param etag     for FILE_CHANGED: the file's new etag; null when it was removed
+ * @param workerId for WORKER_JOINED and WORKER_LEFT: the worker; null otherwise
  */
-public record DatasetEvent(Type type, String dataset, String path, String etag, Instant at) {
+public record DatasetEvent(Type type, String dataset, String path, String etag, String workerId, Instant at) {
 
     public enum Type {
-        CREATED, UPDATED, DELETED, SYNCED, FILE_CHANGED
+        CREATED, UPDATED, DELETED, SYNCED, FILE_CHANGED, WORKER_JOINED, WORKER_LEFT
+    }
+
+    public static DatasetEvent of(Type type, String dataset, Instant at) {
+        return new DatasetEvent(type, dataset, null, null, null, at);
+    }
+
+    public static DatasetEvent fileChanged(String dataset, String path, String etag, Instant at) {
+        return new DatasetEvent(Type.FILE_CHANGED, dataset, path, etag, null, at);
+    }
+
+    public static DatasetEvent membership(Type type, String workerId, Instant at) {
+        return new DatasetEvent(type, null, null, null, workerId, at);
+    }
+
+    /** The Kafka key: the dataset, so one dataset's events stay in order; the worker for membership events. */
+    public String key() {
+        return dataset != null ? dataset : workerId;
     }
 }

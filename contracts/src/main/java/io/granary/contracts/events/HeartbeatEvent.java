@@ -13,13 +13,15 @@ import java.util.Map;
  * @param misses              block reads that went to the under-store
  * @param bytesServed         bytes sent to readers
  * @param underStoreBytesRead bytes fetched from the under-store
+ * @param datasets            hits and misses per dataset, from which each dataset's hit ratio is computed
  */
 public record HeartbeatEvent(String workerId, String node, String address, Map<String, String> labels,
                              List<Tier> tiers, long hits, long misses, long bytesServed, long underStoreBytesRead,
-                             Instant at) {
+                             Map<String, ReadCounters> datasets, Instant at) {
 
     public HeartbeatEvent {
         labels = labels == null ? Map.of() : Map.copyOf(labels);
         tiers = tiers == null ? List.of() : List.copyOf(tiers);
+        datasets = datasets == null ? Map.of() : Map.copyOf(datasets);
     }
 }

@@ -28,4 +28,37 @@ public interface MetadataConfig {
 
     /** Kubernetes-style secrets directory that {@code credentialsRef} names resolve in. */
     Optional<Path> secretsDir();
+
+    /** File entries kept in memory per replica; the rest stay on disk and are read on demand. */
+    @WithDefault("200000")
+    long filesInMemory();
+
+    Cluster cluster();
+
+    /** The JGroups cluster of the metadata replicas. */
+    interface Cluster {
+
+        @WithDefault("granary-metadata")
+        String name();
+
+        /** This replica's name in the cluster; defaults to host name and port. */
+        Optional<String> nodeName();
+
+        @WithDefault("127.0.0.1")
+        String bindAddress();
+
+        @WithDefault("7800")
+        int bindPort();
+
+        /** {@code tcpping}: a fixed list of peers (local, compose); {@code dns}: DNS_PING (Kubernetes). */
+        @WithDefault("tcpping")
+        String discovery();
+
+        /** Peers for TCPPING, as {@code host[port]}; this replica may be among them. */
+        @WithDefault("127.0.0.1[7800]")
+        List<String> initialHosts();
+
+        /** The headless Service DNS_PING asks, e.g. {@code metadata-service-headless.granary.svc.cluster.local}. */
+        Optional<String> dnsQuery();
+    }
 }

@@ -25,7 +25,7 @@ public class DatasetEventPublisher {
 
     public CompletionStage<Void> publish(DatasetEvent event) {
         try {
-            return emitter.send(Record.of(event.dataset(), json.writeValueAsString(event)));
+            return emitter.send(Record.of(event.key(), json.writeValueAsString(event)));
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }

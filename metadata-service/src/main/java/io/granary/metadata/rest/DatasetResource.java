@@ -1,0 +1,118 @@
+package io.granary.metadata.rest;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.DatasetPaths;
+import io.granary.contracts.dataset.DatasetSpec;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.dataset.FileListing;
+import io.granary.contracts.dataset.NodeCache;
+import io.granary.contracts.validation.ValidationException;
+import io.granary.metadata.service.CacheStatistics;
+import io.granary.metadata.service.DatasetService;
+import io.granary.metadata.store.FileTree;
+import io.micrometer.core.annotation.Timed;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.UriInfo;
+
+import java.util.List;
+
+/** Datasets and their metadata, all answered from the replicated metadata cache. */
+@Path("/api/v1/datasets")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class DatasetResource {
+
+    private final DatasetService datasets;
+    private final FileTree files;
+    private final CacheStatistics statistics;
+    private final ObjectMapper json;
+
+    DatasetResource(DatasetService datasets, FileTree files, CacheStatistics statistics, ObjectMapper json) {
+        this.json = json;
+        this.datasets = datasets;
+        this.files = files;
+        this.statistics = statistics;
+    }
+
+    /** Reads the body itself so that a wrongly typed field comes back named (Quarkus's reader loses the path). */
+    @POST
+    public Response create(@RequestBody(content = @Content(schema = @Schema(implementation = DatasetSpec.class)))
+                           String body, @Context UriInfo uri) throws JsonProcessingException {
+        DatasetSpec spec = body == null || body.isBlank() ? null : json.readValue(body, DatasetSpec.class);
+        if (spec == null) {
+            throw new ValidationException("body", "a dataset spec is required");
+        }
+        Dataset dataset = datasets.create(spec);
+        return Response.created(uri.getAbsolutePathBuilder().path(dataset.name()).build()).entity(dataset).build();
+    }
+
+    @GET
+    public List<Dataset> list() {
+        return datasets.list();
+    }
+
+    @GET
+    @Path("{name}")
+    public Dataset get(@PathParam("name") String name) {
+        return datasets.get(name);
+    }
+
+    @DELETE
+    @Path("{name}")
+    public Response delete(@PathParam("name") String name) {
+        datasets.delete(name);
+        return Response.noContent().build();
+    }
+
+    @POST
+    @Path("{name}/sync")
+    public Response sync(@PathParam("name") String name) {
+        return Response.accepted(datasets.sync(name)).build();
+    }
+
+    @GET
+    @Path("{name}/files")
+    @Timed(value = "granary.metadata.listing", description = "Listing a dataset's files from the metadata cache")
+    public FileListing files(@PathParam("name") String name, @QueryParam("prefix") String prefix,
+                             @QueryParam("delimiter") String delimiter, @QueryParam("cursor") String cursor,
+                             @QueryParam("limit") @DefaultValue("1000") int limit) {
+        datasets.get(name);
+        if (limit < 1 || limit > FileTree.MAX_PAGE) {
+            throw new ValidationException("limit", "must be between 1 and " + FileTree.MAX_PAGE + ", not " + limit);
+        }
+        return files.list(name, DatasetPaths.normalize("prefix", prefix), delimiter, cursor, limit);
+    }
+
+    @GET
+    @Path("{name}/files/{path: .+}")
+    public FileInfo stat(@PathParam("name") String name, @PathParam("path") String path) {
+        datasets.get(name);
+        String normalised = DatasetPaths.normalize("path", path);
+        return files.stat(name, normalised).orElseThrow(() ->
+                new NotFoundException("no file '" + normalised + "' in dataset '" + name + "'"));
+    }
+
+    @GET
+    @Path("{name}/nodes")
+    public List<NodeCache> nodes(@PathParam("name") String name) {
+        datasets.get(name);
+        return statistics.nodes(name);
+    }
+}

@@ -1,0 +1,179 @@
+package io.granary.metadata.service;
+
+import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.DatasetPhase;
+import io.granary.contracts.dataset.DatasetSpec;
+import io.granary.contracts.dataset.DatasetStatus;
+import io.granary.contracts.dataset.Mount;
+import io.granary.contracts.events.DatasetEvent;
+import io.granary.metadata.events.DatasetEventPublisher;
+import io.granary.metadata.store.CachedBytes;
+import io.granary.metadata.store.DatasetRegistry;
+import io.granary.metadata.store.FileTree;
+import io.granary.metadata.understore.CountedUnderStores;
+import io.granary.ufs.UnderStoreException;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Datasets: create (check the under-store, then list its metadata in the background), read with live cache
+ * statistics, sync, delete. Listing runs on a small pool of its own so a slow bucket never holds a request thread.
+ */
+@ApplicationScoped
+public class DatasetService {
+
+    private static final Logger LOG = Logger.getLogger(DatasetService.class);
+
+    private final DatasetRegistry registry;
+    private final FileTree files;
+    private final CachedBytes cachedBytes;
+    private final CacheStatistics statistics;
+    private final CountedUnderStores stores;
+    private final MetadataLoader loader;
+    private final DatasetEventPublisher events;
+    private final Clock clock;
+    private final ExecutorService loads = Executors.newFixedThreadPool(2, runnable -> {
+        Thread thread = new Thread(runnable, "metadata-load");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final Set<String> loading = ConcurrentHashMap.newKeySet();
+
+    DatasetService(DatasetRegistry registry, FileTree files, CachedBytes cachedBytes, CacheStatistics statistics,
+                   CountedUnderStores stores, MetadataLoader loader, DatasetEventPublisher events, Clock clock) {
+        this.registry = registry;
+        this.files = files;
+        this.cachedBytes = cachedBytes;
+        this.statistics = statistics;
+        this.stores = stores;
+        this.loader = loader;
+        this.events = events;
+        this.clock = clock;
+    }
+
+    /**
+     * Validates and stores the dataset, checks each mount with its credentials, and starts listing its metadata.
+     * An unreachable or refused under-store still creates the dataset, in phase Failed with the reason, as Fluid
+     * does, so the operator sees why; {@code sync} retries it.
+     */
+    public Dataset create(DatasetSpec request) {
+        DatasetSpec spec = request.validate().withDefaults();
+        String failure = checkMounts(spec.mounts());
+        DatasetStatus pending = DatasetStatus.pending(clock.instant());
+        DatasetStatus status = failure == null ? pending : failed(pending, failure);
+        Dataset dataset = new Dataset(spec, status);
+        if (!registry.create(dataset)) {
+            throw new DatasetExistsException(spec.name());
+        }
+        events.publish(DatasetEvent.of(DatasetEvent.Type.CREATED, spec.name(), clock.instant()));
+        if (failure == null) {
+            startLoad(spec.name(), false);
+        }
+        return withStatistics(dataset);
+    }
+
+    public Dataset get(String name) {
+        return withStatistics(registry.get(name).orElseThrow(() -> new DatasetNotFoundException(name)));
+    }
+
+    public List<Dataset> list() {
+        return registry.all().stream().map(this::withStatistics).toList();
+    }
+
+    /** Re-reads the dataset's metadata from the under-store in the background. */
+    public Dataset sync(String name) {
+        Dataset dataset = get(name);
+        String failure = checkMounts(dataset.spec().mounts());
+        if (failure != null) {
+            return withStatistics(registry.update(name, d -> new Dataset(d.spec(), failed(d.status(), failure)))
+                    .orElseThrow(() -> new DatasetNotFoundException(name)));
+        }
+        startLoad(name, dataset.status().syncedAt() != null);
+        return dataset;
+    }
+
+    /** Forgets the dataset, its file metadata and statistics; the under-store is untouched. */
+    public void delete(String name) {
+        if (!registry.delete(name)) {
+            throw new DatasetNotFoundException(name);
+        }
+        files.drop(name);
+        cachedBytes.drop(name);
+        events.publish(DatasetEvent.of(DatasetEvent.Type.DELETED, name, clock.instant()));
+    }
+
+    /** Whether this replica is listing the dataset now. */
+    public boolean loading(String name) {
+        return loading.contains(name);
+    }
+
+    private void startLoad(String name, boolean announce) {
+        if (!loading.add(name)) {
+            return; // already listing it: one listing at a time per dataset
+        }
+        loads.execute(() -> {
+            try {
+                load(name, announce);
+            } finally {
+                loading.remove(name);
+            }
+        });
+    }
+
+    private void load(String name, boolean announce) {
+        Dataset dataset = registry.get(name).orElse(null);
+        if (dataset == null) {
+            return;
+        }
+        try {
+            MetadataLoader.Totals totals = loader.load(dataset, announce);
+            registry.update(name, d -> new Dataset(d.spec(), new DatasetStatus(DatasetPhase.BOUND, null,
+                    totals.files(), totals.bytes(), 0, 0, null, d.status().createdAt(), clock.instant())));
+            events.publish(DatasetEvent.of(DatasetEvent.Type.SYNCED, name, clock.instant()));
+            LOG.infof("dataset %s: %d files, %d bytes listed", name, totals.files(), totals.bytes());
+        } catch (UnderStoreException e) {
+            LOG.warnf("dataset %s: listing failed: %s", name, e.getMessage());
+            registry.update(name, d -> new Dataset(d.spec(), failed(d.status(), e.getMessage())));
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "dataset %s: listing failed", name);
+            registry.update(name, d -> new Dataset(d.spec(), failed(d.status(), "listing failed: " + e)));
+        }
+    }
+
+    private String checkMounts(List<Mount> mounts) {
+        for (Mount mount : mounts) {
+            try {
+                stores.check(mount);
+            } catch (UnderStoreException e) {
+                return e.getMessage();
+            }
+        }
+        return null;
+    }
+
+    private static DatasetStatus failed(DatasetStatus status, String reason) {
+        return new DatasetStatus(DatasetPhase.FAILED, reason, status.fileCount(), status.ufsTotalBytes(), 0, 0, null,
+                status.createdAt(), status.syncedAt());
+    }
+
+    private Dataset withStatistics(Dataset dataset) {
+        DatasetStatus status = dataset.status();
+        long cached = cachedBytes.total(dataset.name());
+        return new Dataset(dataset.spec(), new DatasetStatus(status.phase(), status.reason(), status.fileCount(),
+                status.ufsTotalBytes(), cached, DatasetStatus.percentage(cached, status.ufsTotalBytes()),
+                statistics.hitRatio(dataset.name()), status.createdAt(), status.syncedAt()));
+    }
+
+    @PreDestroy
+    void stop() {
+        loads.shutdownNow();
+    }
+}

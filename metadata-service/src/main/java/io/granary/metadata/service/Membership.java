@@ -1,0 +1,78 @@
+package io.granary.metadata.service;
+
+import io.granary.contracts.events.DatasetEvent;
+import io.granary.contracts.events.HeartbeatEvent;
+import io.granary.contracts.worker.Worker;
+import io.granary.metadata.config.MetadataConfig;
+import io.granary.metadata.events.DatasetEventPublisher;
+import io.granary.metadata.store.MetadataCaches;
+import io.granary.metadata.store.WorkerRegistry;
+import io.granary.metadata.store.WorkerState;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Worker membership from heartbeats. A worker is live from its first heartbeat until it misses
+ * {@code missed-heartbeats} in a row; joins and departures go out on {@code granary.dataset.events} so gateways
+ * and preload replicas recompute placement. Only the cluster coordinator sweeps, so one replica announces a loss.
+ */
+@ApplicationScoped
+public class Membership {
+
+    private static final Logger LOG = Logger.getLogger(Membership.class);
+
+    private final WorkerRegistry workers;
+    private final MetadataCaches caches;
+    private final DatasetEventPublisher events;
+    private final Clock clock;
+    private final Duration deadAfter;
+
+    Membership(WorkerRegistry workers, MetadataCaches caches, DatasetEventPublisher events, Clock clock,
+               MetadataConfig config) {
+        this.workers = workers;
+        this.caches = caches;
+        this.events = events;
+        this.clock = clock;
+        this.deadAfter = config.heartbeatInterval().multipliedBy(config.missedHeartbeats());
+    }
+
+    public void heartbeat(HeartbeatEvent beat) {
+        Worker worker = new Worker(beat.workerId(), beat.node(), beat.address(), beat.labels(), beat.tiers(),
+                clock.instant(), true);
+        Optional<WorkerState> before = workers.put(new WorkerState(worker, beat.datasets()));
+        if (before.isEmpty() || !before.get().worker().live()) {
+            LOG.infof("worker %s on %s joined", worker.id(), worker.node());
+            events.publish(DatasetEvent.membership(DatasetEvent.Type.WORKER_JOINED, worker.id(), clock.instant()));
+        }
+    }
+
+    public List<Worker> workers() {
+        return workers.all().stream().map(WorkerState::worker).toList();
+    }
+
+    @Scheduled(every = "${granary.metadata.heartbeat-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void sweep() {
+        if (!caches.coordinator()) {
+            return;
+        }
+        Instant cutoff = clock.instant().minus(deadAfter);
+        List<WorkerState> lost = workers.updateEach(state -> {
+            Worker w = state.worker();
+            return w.live() && w.lastHeartbeat().isBefore(cutoff)
+                    ? Optional.of(new WorkerState(new Worker(w.id(), w.node(), w.address(), w.labels(), w.tiers(),
+                    w.lastHeartbeat(), false), state.reads()))
+                    : Optional.empty();
+        });
+        for (WorkerState state : lost) {
+            LOG.warnf("worker %s missed its heartbeats since %s: left", state.worker().id(), state.worker().lastHeartbeat());
+            events.publish(DatasetEvent.membership(DatasetEvent.Type.WORKER_LEFT, state.worker().id(), clock.instant()));
+        }
+    }
+}

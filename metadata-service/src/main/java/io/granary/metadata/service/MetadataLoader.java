@@ -1,0 +1,143 @@
+package io.granary.metadata.service;
+
+import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.dataset.Mount;
+import io.granary.contracts.events.DatasetEvent;
+import io.granary.metadata.events.DatasetEventPublisher;
+import io.granary.metadata.store.FileTree;
+import io.granary.metadata.understore.CountedUnderStores;
+import io.granary.ufs.ListPage;
+import io.granary.ufs.ObjectInfo;
+import io.granary.ufs.UnderStore;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NavigableSet;
+import java.util.Optional;
+
+/**
+ * Lists a dataset's mounts from the under-store, page by page, into the metadata cache. Each page is compared
+ * with the cached paths in the same key order (a merge walk), so a sync finds new, changed and removed files
+ * without ever holding the whole listing; only the first load is silent, every later change publishes a
+ * FILE_CHANGED event.
+ */
+@ApplicationScoped
+public class MetadataLoader {
+
+    private final CountedUnderStores stores;
+    private final FileTree files;
+    private final DatasetEventPublisher events;
+    private final Clock clock;
+
+    MetadataLoader(CountedUnderStores stores, FileTree files, DatasetEventPublisher events, Clock clock) {
+        this.stores = stores;
+        this.files = files;
+        this.events = events;
+        this.clock = clock;
+    }
+
+    public record Totals(long files, long bytes) {
+    }
+
+    /** @param announce publish a FILE_CHANGED event for every difference (false on the first load) */
+    public Totals load(Dataset dataset, boolean announce) {
+        List<String> roots = dataset.spec().mounts().stream().map(MetadataLoader::root).toList();
+        long count = 0;
+        long bytes = 0;
+        for (Mount mount : dataset.spec().mounts()) {
+            String root = root(mount);
+            // A named mount shadows whatever the root mount holds under the same directory.
+            List<String> shadows = root.isEmpty() ? roots.stream().filter(r -> !r.isEmpty()).toList() : List.of();
+            Totals totals = new MountWalk(dataset.name(), root, shadows, announce).run(mount);
+            count += totals.files();
+            bytes += totals.bytes();
+        }
+        return new Totals(count, bytes);
+    }
+
+    private static String root(Mount mount) {
+        return mount.name() == null || mount.name().isEmpty() ? "" : mount.name() + "/";
+    }
+
+    /** One mount's listing merged against the cached paths under its root. */
+    private final class MountWalk {
+
+        private final String dataset;
+        private final String root;
+        private final List<String> shadows;
+        private final boolean announce;
+        private final NavigableSet<String> cached;
+
+        MountWalk(String dataset, String root, List<String> shadows, boolean announce) {
+            this.dataset = dataset;
+            this.root = root;
+            this.shadows = shadows;
+            this.announce = announce;
+            this.cached = files.paths(dataset);
+        }
+
+        Totals run(Mount mount) {
+            long count = 0;
+            long bytes = 0;
+            String previous = null;
+            try (UnderStore store = stores.open(mount)) {
+                String cursor = null;
+                do {
+                    ListPage page = store.list("", null, cursor, UnderStore.MAX_PAGE);
+                    List<FileInfo> changed = new ArrayList<>();
+                    for (ObjectInfo object : page.objects()) {
+                        String path = root + object.path();
+                        if (shadowed(path)) {
+                            continue;
+                        }
+                        removeBetween(previous, path);
+                        FileInfo info = new FileInfo(path, object.size(), object.mtime(), object.etag());
+                        Optional<FileInfo> known = cached.contains(path) ? files.stat(dataset, path) : Optional.empty();
+                        if (known.isEmpty() || !known.get().equals(info)) {
+                            changed.add(info);
+                        }
+                        previous = path;
+                        count++;
+                        bytes += object.size();
+                    }
+                    files.putAll(dataset, changed);
+                    if (announce) {
+                        changed.forEach(info -> announce(info.path(), info.etag()));
+                    }
+                    cursor = page.nextCursor();
+                } while (cursor != null);
+            }
+            removeBetween(previous, null);
+            return new Totals(count, bytes);
+        }
+
+        /** Cached paths of this mount strictly between two listed ones (or its ends) are gone from the store. */
+        private void removeBetween(String after, String before) {
+            NavigableSet<String> range = after == null ? cached.tailSet(root, true) : cached.tailSet(after, false);
+            if (before != null) {
+                range = range.headSet(before, false);
+            } else if (!root.isEmpty()) {
+                range = range.headSet(FileTree.successor(root), false);
+            }
+            for (String path : List.copyOf(range)) {
+                if (!shadowed(path)) {
+                    files.remove(dataset, path);
+                    if (announce) {
+                        announce(path, null);
+                    }
+                }
+            }
+        }
+
+        private boolean shadowed(String path) {
+            return shadows.stream().anyMatch(path::startsWith);
+        }
+
+        private void announce(String path, String etag) {
+            events.publish(DatasetEvent.fileChanged(dataset, path, etag, clock.instant()));
+        }
+    }
+}
