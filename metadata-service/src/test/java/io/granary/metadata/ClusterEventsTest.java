@@ -1,0 +1,142 @@
+package io.granary.metadata;
+
+import io.granary.contracts.events.DeadLetter;
+import io.granary.contracts.events.Topics;
+import io.granary.devstack.testing.KafkaResource;
+import io.granary.devstack.testing.S3Resource;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.smallrye.reactive.messaging.kafka.companion.KafkaCompanion;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+
+@QuarkusTest
+@QuarkusTestResource(value = KafkaResource.class, restrictToAnnotatedClass = false)
+@QuarkusTestResource(value = S3Resource.class, restrictToAnnotatedClass = false)
+@QuarkusTestResource(value = MetadataStateResource.class, restrictToAnnotatedClass = false)
+class ClusterEventsTest {
+
+    @ConfigProperty(name = "kafka.bootstrap.servers")
+    String bootstrap;
+
+    @ConfigProperty(name = "granary.test.local-root")
+    Path localRoot;
+
+    @Test
+    void heartbeatsMakeAWorkerLiveAndSilenceMakesItLeave() {
+        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
+            kafka.produceStrings().fromRecords(new ProducerRecord<>(Topics.WORKER_HEARTBEATS, "w-leaves",
+                    heartbeat("w-leaves", "node-x", 0, 0, null))).awaitCompletion();
+
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> given().get("/api/v1/workers").then()
+                    .body("find { it.id == 'w-leaves' }.live", equalTo(true)));
+            // No more heartbeats: after three missed intervals (1s each in tests) the coordinator marks it gone.
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> given().get("/api/v1/workers").then()
+                    .body("find { it.id == 'w-leaves' }.live", equalTo(false)));
+
+            List<String> membership = kafka.consumeStrings().fromTopics(Topics.DATASET_EVENTS)
+                    .awaitRecords(2, Duration.ofSeconds(30)).getRecords().stream()
+                    .filter(r -> "w-leaves".equals(r.key())).map(ConsumerRecord::value).toList();
+            assertThat(membership).anySatisfy(v -> assertThat(v).contains("WORKER_JOINED"))
+                    .anySatisfy(v -> assertThat(v).contains("WORKER_LEFT"));
+        }
+    }
+
+    @Test
+    void blockEventsAndHeartbeatsFeedTheDatasetStatistics() throws Exception {
+        Files.write(Files.createDirectories(localRoot.resolve("stats")).resolve("a.bin"), new byte[4000]);
+        given().contentType(ContentType.JSON).body(Map.of("name", "stats-data",
+                "mounts", List.of(Map.of("uri", localRoot.resolve("stats").toUri().toString()))))
+                .post("/api/v1/datasets").then().statusCode(201);
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                given().get("/api/v1/datasets/stats-data").jsonPath().getString("status.phase").equals("Bound"));
+
+        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
+            kafka.produceStrings().fromRecords(
+                    new ProducerRecord<>(Topics.WORKER_HEARTBEATS, "w-stats", heartbeat("w-stats", "node-s", 3, 1, "stats-data")),
+                    new ProducerRecord<>(Topics.BLOCK_EVENTS, "w-stats", block("CACHED", 1000)),
+                    new ProducerRecord<>(Topics.BLOCK_EVENTS, "w-stats", block("CACHED", 2000)),
+                    new ProducerRecord<>(Topics.BLOCK_EVENTS, "w-stats", block("EVICTED", 1000))).awaitCompletion();
+        }
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> given().get("/api/v1/datasets/stats-data").then()
+                .body("status.cachedBytes", equalTo(2000))
+                .body("status.cachedPercentage", equalTo(50.0f))
+                .body("status.hitRatio", equalTo(0.75f)));
+        given().get("/api/v1/datasets/stats-data/nodes").then().statusCode(200)
+                .body("[0].node", equalTo("node-s")).body("[0].cachedBytes", equalTo(2000))
+                .body("[0].workers", hasItem("w-stats"));
+    }
+
+    @Test
+    void malformedMessagesOnEveryTopicGoToTheDeadLetterTopicAndTheNextGoodOneIsProcessed() {
+        List<ProducerRecord<String, String>> records = new ArrayList<>();
+        for (String topic : List.of(Topics.WORKER_HEARTBEATS, Topics.BLOCK_EVENTS, Topics.PRELOAD_STATUS)) {
+            for (int i = 0; i < 100; i++) {
+                String bad = switch (i % 4) {
+                    case 0 -> "{not json " + i;
+                    case 1 -> "[1,2,3]";
+                    case 2 -> "null";
+                    default -> "{\"unexpected\":true}";
+                };
+                records.add(new ProducerRecord<>(topic, "bad-" + i, bad));
+            }
+        }
+        records.add(new ProducerRecord<>(Topics.WORKER_HEARTBEATS, "w-after-dlq", heartbeat("w-after-dlq", "node-d", 0, 0, null)));
+        records.add(new ProducerRecord<>(Topics.PRELOAD_STATUS, "load-1", """
+                {"id":"load-1","dataset":"d","phase":"Loading","filesDone":1,"filesTotal":2}"""));
+
+        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
+            kafka.produceStrings().fromRecords(records).awaitCompletion();
+            List<ConsumerRecord<String, String>> dead = kafka.consumeStrings().fromTopics(Topics.DEADLETTER)
+                    .awaitRecords(300, Duration.ofSeconds(120)).getRecords();
+            assertThat(dead.stream().filter(r -> r.key().startsWith("bad-"))).hasSize(300);
+            assertThat(dead).allSatisfy(r -> assertThat(header(r, DeadLetter.REASON_HEADER)).isNotBlank());
+            assertThat(dead.stream().map(r -> header(r, DeadLetter.TOPIC_HEADER)).distinct())
+                    .containsExactlyInAnyOrder(Topics.WORKER_HEARTBEATS, Topics.BLOCK_EVENTS, Topics.PRELOAD_STATUS);
+        }
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> given().get("/api/v1/workers").then()
+                .body("id", hasItem("w-after-dlq")));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(given().get("/q/metrics").asString())
+                .contains("granary_events_deadlettered_total{topic=\"granary.block.events\"} 100.0")
+                .contains("granary_events_deadlettered_total{topic=\"granary.worker.heartbeats\"} 100.0")
+                .contains("granary_events_deadlettered_total{topic=\"granary.preload.status\"} 100.0"));
+    }
+
+    private static String header(ConsumerRecord<String, String> record, String name) {
+        return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+    }
+
+    private static String heartbeat(String worker, String node, long hits, long misses, String dataset) {
+        String reads = dataset == null ? "{}" : "{\"" + dataset + "\":{\"hits\":" + hits + ",\"misses\":" + misses + "}}";
+        return """
+                {"workerId":"%s","node":"%s","address":"http://127.0.0.1:8082","labels":{},
+                 "tiers":[{"medium":"MEM","path":"/dev/shm/g","quotaBytes":1000,"usedBytes":10}],
+                 "hits":%d,"misses":%d,"bytesServed":0,"underStoreBytesRead":0,"datasets":%s,"at":"%s"}"""
+                .formatted(worker, node, hits, misses, reads, Instant.now());
+    }
+
+    private static String block(String type, long bytes) {
+        return """
+                {"type":"%s","workerId":"w-stats","node":"node-s","dataset":"stats-data",
+                 "blockId":"00000000000000000000000000000000-0","bytes":%d,"medium":"MEM","at":"%s"}"""
+                .formatted(type, bytes, Instant.now());
+    }
+}
