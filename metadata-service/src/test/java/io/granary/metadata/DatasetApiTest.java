@@ -120,7 +120,7 @@ class DatasetApiTest {
         given().delete("/api/v1/datasets/scratch").then().statusCode(204);
         given().get("/api/v1/datasets/scratch").then().statusCode(404);
         given().delete("/api/v1/datasets/scratch").then().statusCode(404);
-        assertThat(Files.list(buckets.resolve("scratch"))).isNotEmpty();
+        assertThat(buckets.resolve("scratch/d00/sub0/file-000")).exists();
     }
 
     private io.restassured.response.ValidatableResponse create(String name, String uri, String credentialsRef) {

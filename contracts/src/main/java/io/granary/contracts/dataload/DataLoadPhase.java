@@ -8,9 +8,5 @@ public enum DataLoadPhase {
     @JsonProperty("Loading") LOADING,
     @JsonProperty("Complete") COMPLETE,
     @JsonProperty("Failed") FAILED,
-    @JsonProperty("Cancelled") CANCELLED;
-
-    public boolean finished() {
-        return this == COMPLETE || this == FAILED || this == CANCELLED;
-    }
+    @JsonProperty("Cancelled") CANCELLED
 }

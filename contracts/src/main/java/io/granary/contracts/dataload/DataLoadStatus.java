@@ -18,8 +18,4 @@ public record DataLoadStatus(String id, String dataset, DataLoadPhase phase, lon
     public DataLoadStatus {
         errors = errors == null ? List.of() : List.copyOf(errors);
     }
-
-    public double percentage() {
-        return bytesTotal <= 0 ? (phase == DataLoadPhase.COMPLETE ? 100 : 0) : 100.0 * bytesDone / bytesTotal;
-    }
 }

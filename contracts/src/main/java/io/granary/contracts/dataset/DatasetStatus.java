@@ -19,7 +19,22 @@ public record DatasetStatus(DatasetPhase phase, String reason, long fileCount, l
         return new DatasetStatus(DatasetPhase.PENDING, null, 0, 0, 0, 0, null, now, null);
     }
 
-    public static double percentage(long cachedBytes, long totalBytes) {
-        return totalBytes <= 0 ? 0 : Math.min(100.0, 100.0 * cachedBytes / totalBytes);
+    /** Listed: what the under-store holds, as of {@code syncedAt}. */
+    public DatasetStatus bound(long files, long bytes, Instant at) {
+        return new DatasetStatus(DatasetPhase.BOUND, null, files, bytes, cachedBytes, cachedPercentage, hitRatio,
+                createdAt, at);
+    }
+
+    /** Failed, keeping what was last listed. */
+    public DatasetStatus failed(String why) {
+        return new DatasetStatus(DatasetPhase.FAILED, why, fileCount, ufsTotalBytes, cachedBytes, cachedPercentage,
+                hitRatio, createdAt, syncedAt);
+    }
+
+    /** The same status with live cache figures; the percentage follows from the bytes. */
+    public DatasetStatus withCache(long cached, Double hits) {
+        double percentage = ufsTotalBytes <= 0 ? 0 : Math.min(100.0, 100.0 * cached / ufsTotalBytes);
+        return new DatasetStatus(phase, reason, fileCount, ufsTotalBytes, cached, percentage, hits, createdAt,
+                syncedAt);
     }
 }

@@ -13,8 +13,4 @@ public record FileListing(List<FileInfo> files, List<String> prefixes, String ne
         files = files == null ? List.of() : List.copyOf(files);
         prefixes = prefixes == null ? List.of() : List.copyOf(prefixes);
     }
-
-    public boolean truncated() {
-        return nextCursor != null;
-    }
 }

@@ -26,12 +26,4 @@ public record Worker(String id, String node, String address, Map<String, String>
     public boolean matches(Map<String, String> nodeSelector) {
         return nodeSelector == null || labels.entrySet().containsAll(nodeSelector.entrySet());
     }
-
-    public long capacityBytes() {
-        return tiers.stream().mapToLong(Tier::quotaBytes).sum();
-    }
-
-    public long usedBytes() {
-        return tiers.stream().mapToLong(Tier::usedBytes).sum();
-    }
 }

@@ -93,7 +93,7 @@ public class DatasetResource {
     public FileListing files(@PathParam("name") String name, @QueryParam("prefix") String prefix,
                              @QueryParam("delimiter") String delimiter, @QueryParam("cursor") String cursor,
                              @QueryParam("limit") @DefaultValue("1000") int limit) {
-        datasets.get(name);
+        datasets.require(name);
         if (limit < 1 || limit > FileTree.MAX_PAGE) {
             throw new ValidationException("limit", "must be between 1 and " + FileTree.MAX_PAGE + ", not " + limit);
         }
@@ -103,7 +103,7 @@ public class DatasetResource {
     @GET
     @Path("{name}/files/{path: .+}")
     public FileInfo stat(@PathParam("name") String name, @PathParam("path") String path) {
-        datasets.get(name);
+        datasets.require(name);
         String normalised = DatasetPaths.normalize("path", path);
         return files.stat(name, normalised).orElseThrow(() ->
                 new NotFoundException("no file '" + normalised + "' in dataset '" + name + "'"));
@@ -112,7 +112,7 @@ public class DatasetResource {
     @GET
     @Path("{name}/nodes")
     public List<NodeCache> nodes(@PathParam("name") String name) {
-        datasets.get(name);
+        datasets.require(name);
         return statistics.nodes(name);
     }
 }

@@ -1,7 +1,6 @@
 package io.granary.metadata.service;
 
 import io.granary.contracts.dataset.Dataset;
-import io.granary.contracts.dataset.DatasetPhase;
 import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.contracts.dataset.DatasetStatus;
 import io.granary.contracts.dataset.Mount;
@@ -68,7 +67,7 @@ public class DatasetService {
         DatasetSpec spec = request.validate().withDefaults();
         String failure = checkMounts(spec.mounts());
         DatasetStatus pending = DatasetStatus.pending(clock.instant());
-        DatasetStatus status = failure == null ? pending : failed(pending, failure);
+        DatasetStatus status = failure == null ? pending : pending.failed(failure);
         Dataset dataset = new Dataset(spec, status);
         if (!registry.create(dataset)) {
             throw new DatasetExistsException(spec.name());
@@ -81,7 +80,16 @@ public class DatasetService {
     }
 
     public Dataset get(String name) {
-        return withStatistics(registry.get(name).orElseThrow(() -> new DatasetNotFoundException(name)));
+        return withStatistics(stored(name));
+    }
+
+    /** Only checks that the dataset exists: listings need no statistics. */
+    public void require(String name) {
+        stored(name);
+    }
+
+    private Dataset stored(String name) {
+        return registry.get(name).orElseThrow(() -> new DatasetNotFoundException(name));
     }
 
     public List<Dataset> list() {
@@ -90,14 +98,14 @@ public class DatasetService {
 
     /** Re-reads the dataset's metadata from the under-store in the background. */
     public Dataset sync(String name) {
-        Dataset dataset = get(name);
+        Dataset dataset = stored(name);
         String failure = checkMounts(dataset.spec().mounts());
         if (failure != null) {
-            return withStatistics(registry.update(name, d -> new Dataset(d.spec(), failed(d.status(), failure)))
+            return withStatistics(registry.update(name, d -> new Dataset(d.spec(), d.status().failed(failure)))
                     .orElseThrow(() -> new DatasetNotFoundException(name)));
         }
         startLoad(name, dataset.status().syncedAt() != null);
-        return dataset;
+        return withStatistics(dataset);
     }
 
     /** Forgets the dataset, its file metadata and statistics; the under-store is untouched. */
@@ -135,16 +143,16 @@ public class DatasetService {
         }
         try {
             MetadataLoader.Totals totals = loader.load(dataset, announce);
-            registry.update(name, d -> new Dataset(d.spec(), new DatasetStatus(DatasetPhase.BOUND, null,
-                    totals.files(), totals.bytes(), 0, 0, null, d.status().createdAt(), clock.instant())));
+            registry.update(name, d -> new Dataset(d.spec(),
+                    d.status().bound(totals.files(), totals.bytes(), clock.instant())));
             events.publish(DatasetEvent.of(DatasetEvent.Type.SYNCED, name, clock.instant()));
             LOG.infof("dataset %s: %d files, %d bytes listed", name, totals.files(), totals.bytes());
         } catch (UnderStoreException e) {
             LOG.warnf("dataset %s: listing failed: %s", name, e.getMessage());
-            registry.update(name, d -> new Dataset(d.spec(), failed(d.status(), e.getMessage())));
+            registry.update(name, d -> new Dataset(d.spec(), d.status().failed(e.getMessage())));
         } catch (RuntimeException e) {
             LOG.errorf(e, "dataset %s: listing failed", name);
-            registry.update(name, d -> new Dataset(d.spec(), failed(d.status(), "listing failed: " + e)));
+            registry.update(name, d -> new Dataset(d.spec(), d.status().failed("listing failed: " + e)));
         }
     }
 
@@ -159,17 +167,10 @@ public class DatasetService {
         return null;
     }
 
-    private static DatasetStatus failed(DatasetStatus status, String reason) {
-        return new DatasetStatus(DatasetPhase.FAILED, reason, status.fileCount(), status.ufsTotalBytes(), 0, 0, null,
-                status.createdAt(), status.syncedAt());
-    }
-
+    /** Cache figures are computed when read, never stored: block events and heartbeats move them. */
     private Dataset withStatistics(Dataset dataset) {
-        DatasetStatus status = dataset.status();
-        long cached = cachedBytes.total(dataset.name());
-        return new Dataset(dataset.spec(), new DatasetStatus(status.phase(), status.reason(), status.fileCount(),
-                status.ufsTotalBytes(), cached, DatasetStatus.percentage(cached, status.ufsTotalBytes()),
-                statistics.hitRatio(dataset.name()), status.createdAt(), status.syncedAt()));
+        return new Dataset(dataset.spec(), dataset.status().withCache(cachedBytes.total(dataset.name()),
+                statistics.hitRatio(dataset.name())));
     }
 
     @PreDestroy
