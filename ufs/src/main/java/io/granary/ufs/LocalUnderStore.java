@@ -86,14 +86,22 @@ public final class LocalUnderStore implements UnderStore {
 
     @Override
     public InputStream read(String path, long offset, long length) {
+        return read(path, null, offset, length);
+    }
+
+    @Override
+    public InputStream read(String path, String etag, long offset, long length) {
         checkRange(offset, length);
         String key = Keys.object(path);
         Path file = existingFile(key);
         try {
+            requireVersion(file, key, etag);
             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
             try {
+                // Same etag before and after the open: the channel holds that inode, and a rewrite renames a new one in.
+                requireVersion(file, key, etag);
                 channel.position(offset);
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 channel.close();
                 throw e;
             }
@@ -237,6 +245,12 @@ public final class LocalUnderStore implements UnderStore {
             } catch (DirectoryNotEmptyException | NoSuchFileException e) {
                 return;
             }
+        }
+    }
+
+    private void requireVersion(Path file, String key, String etag) throws IOException {
+        if (etag != null && !etag.equals(etag(Files.readAttributes(file, BasicFileAttributes.class)))) {
+            throw new ObjectChangedException("'" + key + "' in " + uri + " is no longer version " + etag);
         }
     }
 

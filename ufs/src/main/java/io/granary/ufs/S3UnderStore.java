@@ -117,15 +117,24 @@ public final class S3UnderStore implements UnderStore {
 
     @Override
     public InputStream read(String path, long offset, long length) {
+        return read(path, null, offset, length);
+    }
+
+    @Override
+    public InputStream read(String path, String etag, long offset, long length) {
         if (offset < 0 || length < -1) {
             throw new IllegalArgumentException("bad range: offset " + offset + ", length " + length);
         }
         String key = Keys.object(path);
         if (length == 0) {
-            stat(key);  // S3 has no empty range; still fail for a missing object
+            ObjectInfo info = stat(key);  // S3 has no empty range; still fail for a missing object
+            requireVersion(info, etag);
             return InputStream.nullInputStream();
         }
         GetObjectArgs.Builder args = GetObjectArgs.builder().bucket(location.bucket()).object(location.prefix() + key);
+        if (etag != null) {
+            args.matchETag(etag);  // If-Match: the store itself refuses another version, no extra HEAD
+        }
         if (offset > 0 || length > 0) {
             args.offset(offset);
         }
@@ -135,8 +144,15 @@ public final class S3UnderStore implements UnderStore {
         try {
             return client.getObject(args.build()).join();
         } catch (CompletionException e) {
-            if ("InvalidRange".equals(errorCode(e))) {
+            String code = errorCode(e);
+            if ("InvalidRange".equals(code)) {
+                if (etag != null) {
+                    requireVersion(stat(key), etag);
+                }
                 return InputStream.nullInputStream();  // offset at or past the end: nothing to read, as locally
+            }
+            if ("PreconditionFailed".equals(code)) {
+                throw changed(key, etag);
             }
             throw translate(e, key);
         }
@@ -231,6 +247,16 @@ public final class S3UnderStore implements UnderStore {
         } catch (CompletionException e) {
             throw translate(e, key);
         }
+    }
+
+    private void requireVersion(ObjectInfo info, String etag) {
+        if (etag != null && !etag.equals(info.etag())) {
+            throw changed(info.path(), etag);
+        }
+    }
+
+    private ObjectChangedException changed(String key, String etag) {
+        return new ObjectChangedException("'" + key + "' in " + location.uri() + " is no longer version " + etag);
     }
 
     private static String errorCode(Throwable failure) {

@@ -33,6 +33,14 @@ public interface UnderStore extends AutoCloseable {
     InputStream read(String path, long offset, long length);
 
     /**
+     * As {@link #read(String, long, long)}, but only from the version of the object whose etag is {@code etag}:
+     * a cache filling a block must never store another version's bytes under this version's block id.
+     *
+     * @throws ObjectChangedException when the object now has another etag
+     */
+    InputStream read(String path, String etag, long offset, long length);
+
+    /**
      * Stores the stream as the object at {@code path}, replacing any previous one. Readers see the old or the
      * new object, never a partial one.
      *

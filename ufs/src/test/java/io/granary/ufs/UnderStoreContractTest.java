@@ -77,6 +77,25 @@ abstract class UnderStoreContractTest {
     }
 
     @Test
+    void readOfOneVersionRefusesAnother() throws IOException {
+        ObjectInfo first = write("ver/x", "version one".getBytes(StandardCharsets.UTF_8));
+        try (InputStream in = store().read("ver/x", first.etag(), 8, 3)) {
+            assertThat(in.readAllBytes()).asString(StandardCharsets.UTF_8).isEqualTo("one");
+        }
+        ObjectInfo second = write("ver/x", "version two".getBytes(StandardCharsets.UTF_8));
+
+        assertThatThrownBy(() -> store().read("ver/x", first.etag(), 0, 4).close())
+                .isInstanceOf(ObjectChangedException.class).hasMessageContaining("ver/x");
+        assertThatThrownBy(() -> store().read("ver/x", first.etag(), 100, 4).close())
+                .as("past the end too").isInstanceOf(ObjectChangedException.class);
+        try (InputStream in = store().read("ver/x", second.etag(), 8, -1)) {
+            assertThat(in.readAllBytes()).asString(StandardCharsets.UTF_8).isEqualTo("two");
+        }
+        assertThatThrownBy(() -> store().read("ver/none", first.etag(), 0, 1))
+                .isInstanceOf(ObjectNotFoundException.class);
+    }
+
+    @Test
     void writeOfUnknownSize() {
         byte[] content = "size not told".getBytes(StandardCharsets.UTF_8);
         ObjectInfo info = store().write("unknown/size", new ByteArrayInputStream(content), -1);

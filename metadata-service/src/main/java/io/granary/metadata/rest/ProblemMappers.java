@@ -3,6 +3,7 @@ package io.granary.metadata.rest;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import io.granary.contracts.validation.Problem;
 import io.granary.contracts.validation.ValidationException;
 import io.granary.metadata.service.DatasetExistsException;
 import io.granary.metadata.service.DatasetNotFoundException;

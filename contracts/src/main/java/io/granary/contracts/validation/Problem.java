@@ -1,4 +1,4 @@
-package io.granary.metadata.rest;
+package io.granary.contracts.validation;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 

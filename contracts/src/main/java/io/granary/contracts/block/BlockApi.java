@@ -1,0 +1,34 @@
+package io.granary.contracts.block;
+
+/**
+ * The HTTP face of a cache worker, shared by the gateway and the preload-service that call it.
+ *
+ * <pre>
+ * GET    /blocks/{dataset}/{index}?path=P&amp;etag=E   a block, or a byte range of it with a Range header (206)
+ * PUT    /blocks/{dataset}/{index}?path=P&amp;etag=E   write-through: the body is the whole block
+ * POST   /blocks/load                             a {@link BlockLoadRequest}, answered with a {@link BlockLoadResult}
+ * DELETE /blocks/{dataset}?prefix=P               evict the dataset's blocks (under a path prefix)
+ * GET    /blocks/stats                            levels, counters
+ * </pre>
+ */
+public final class BlockApi {
+
+    public static final String ROOT = "/blocks";
+    /** How a GET was served: {@link #HIT}, {@link #MISS} (filled now) or {@link #BYPASS} (read through, not stored). */
+    public static final String CACHE_HEADER = "X-Granary-Cache";
+    /** The level (MEM, SSD, HDD) the block was served from. */
+    public static final String LEVEL_HEADER = "X-Granary-Level";
+    /** The whole block's length, whatever range was asked for. */
+    public static final String BLOCK_LENGTH_HEADER = "X-Granary-Block-Length";
+    public static final String HIT = "hit";
+    public static final String MISS = "miss";
+    public static final String BYPASS = "bypass";
+
+    private BlockApi() {
+    }
+
+    /** The path of one block, without its query. */
+    public static String blockPath(String dataset, int index) {
+        return ROOT + '/' + dataset + '/' + index;
+    }
+}
