@@ -1,0 +1,95 @@
+package io.granary.devstack.testing;
+
+import io.granary.devstack.Ports;
+import io.granary.devstack.ServiceProcess;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The outside world of a service under test, all real: a Kafka broker, an S3 server, a local directory for
+ * {@code file://} mounts, and the packaged neighbour services named in the {@code services} init arg (in start
+ * order, e.g. {@code metadata-service}), each a child JVM wired to the same broker and secrets.
+ *
+ * <pre>
+ * &#64;QuarkusTestResource(value = StackResource.class, initArgs = &#64;ResourceArg(name = "services", value = "metadata-service"))
+ * </pre>
+ *
+ * Sets what {@link KafkaResource} and {@link S3Resource} set, plus {@code granary.test.local-root} and
+ * {@code granary.test.<module>-url} for each service.
+ */
+public class StackResource implements QuarkusTestResourceLifecycleManager {
+
+    private final KafkaResource kafka = new KafkaResource();
+    private final S3Resource s3 = new S3Resource();
+    private final List<ServiceProcess> services = new ArrayList<>();
+    private List<String> modules = List.of();
+    private Path dir;
+
+    @Override
+    public void init(Map<String, String> initArgs) {
+        String names = initArgs.getOrDefault("services", "");
+        modules = names.isBlank() ? List.of() : List.of(names.split(","));
+    }
+
+    @Override
+    public Map<String, String> start() {
+        Map<String, String> config = new HashMap<>();
+        config.putAll(kafka.start());
+        config.putAll(s3.start());
+        try {
+            dir = Files.createTempDirectory("granary-stack");
+            Path localRoot = Files.createDirectories(dir.resolve("local"));
+            config.put("granary.test.local-root", localRoot.toString());
+            for (String module : modules) {
+                int port = Ports.free();
+                ServiceProcess service = ServiceProcess.start(module.strip(), port, serviceConfig(module.strip(), config),
+                        dir.resolve(module.strip()));
+                services.add(service);
+                config.put("granary.test." + module.strip() + "-url", service.url().toString());
+            }
+        } catch (IOException e) {
+            stop();
+            throw new UncheckedIOException(e);
+        }
+        return config;
+    }
+
+    /** What each neighbour needs to share the broker, the S3 secrets and the local root with the service under test. */
+    private Map<String, String> serviceConfig(String module, Map<String, String> config) {
+        Map<String, String> properties = new HashMap<>();
+        properties.put("kafka.bootstrap.servers", config.get("kafka.bootstrap.servers"));
+        Path data = dir.resolve(module).resolve("data");
+        switch (module) {
+            case "metadata-service" -> {
+                int clusterPort = Ports.free();
+                properties.put("granary.metadata.data-dir", data.toString());
+                properties.put("granary.metadata.allowed-roots", config.get("granary.test.local-root"));
+                properties.put("granary.metadata.secrets-dir", config.get("granary.secrets.dir"));
+                properties.put("granary.metadata.heartbeat-interval", "1s");
+                properties.put("granary.metadata.cluster.bind-port", Integer.toString(clusterPort));
+                properties.put("granary.metadata.cluster.initial-hosts", "127.0.0.1[" + clusterPort + "]");
+            }
+            default -> throw new IllegalArgumentException("StackResource cannot run " + module + " yet");
+        }
+        return properties;
+    }
+
+    @Override
+    public void stop() {
+        for (int i = services.size() - 1; i >= 0; i--) {
+            services.get(i).close();
+        }
+        services.clear();
+        s3.stop();
+        kafka.stop();
+        TempDirs.deleteQuietly(dir);
+    }
+}
