@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** Configuration of one cache worker, under {@code granary.block}. */
 @ConfigMapping(prefix = "granary.block")
@@ -27,6 +28,28 @@ public interface BlockConfig {
 
     @WithDefault("5s")
     Duration heartbeatInterval();
+
+    /** Share of cache hits whose block is checksummed before it is sent (0 to 1); every block is checked on start. */
+    @WithDefault("0.01")
+    double verifySample();
+
+    /** Checksum every block when the worker starts (a restart after a crash may leave torn files). */
+    @WithDefault("true")
+    boolean verifyOnStart();
+
+    /** Blocks a batch load fills at once. */
+    @WithDefault("4")
+    int loadParallelism();
+
+    /** How long a dataset's definition is trusted before it is asked for again; events drop it sooner. */
+    @WithDefault("60s")
+    Duration datasetTtl();
+
+    /** Directories under which {@code file://} mounts may be read (the metadata-service's allowed roots). */
+    Optional<List<Path>> allowedRoots();
+
+    /** Kubernetes-style secrets directory for mounts' credentialsRef; else env GRANARY_SECRET_<REF>_ACCESS_KEY. */
+    Optional<Path> secretsDir();
 
     /** Cache levels, fastest first, as Fluid's tieredstore: MEM is a tmpfs directory, SSD/HDD disk directories. */
     List<Level> levels();

@@ -72,6 +72,12 @@ public class CountedUnderStores {
         }
 
         @Override
+        public InputStream read(String path, String etag, long offset, long length) {
+            count("read");
+            return store.read(path, etag, offset, length);
+        }
+
+        @Override
         public ObjectInfo write(String path, InputStream content, long size) {
             count("write");
             return store.write(path, content, size);

@@ -1,0 +1,98 @@
+package io.granary.block.fill;
+
+import io.granary.block.config.BlockConfig;
+import io.granary.block.store.BlockKey;
+import io.granary.block.store.StoredBlock;
+import io.granary.block.store.TieredStore;
+import io.granary.contracts.block.BlockLoadRequest;
+import io.granary.contracts.block.BlockLoadResult;
+import io.granary.contracts.block.BlockRef;
+import io.granary.contracts.dataload.FileError;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Batch loads from the preload-service: blocks already held cost a lookup; the rest are filled, at most
+ * {@code load-parallelism} at once for the whole worker, however many batches arrive, so preloads cannot starve
+ * readers of the worker's disk and network.
+ */
+@ApplicationScoped
+public class BatchLoader {
+
+    /** Errors reported per batch; the counts stay exact. */
+    static final int MAX_ERRORS = 20;
+
+    private final TieredStore store;
+    private final BlockFiller filler;
+    private final ExecutorService fills;
+
+    BatchLoader(TieredStore store, BlockFiller filler, BlockConfig config) {
+        this.store = store;
+        this.filler = filler;
+        AtomicInteger threads = new AtomicInteger();
+        this.fills = Executors.newFixedThreadPool(config.loadParallelism(), runnable -> {
+            Thread thread = new Thread(runnable, "block-load-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    public BlockLoadResult load(BlockLoadRequest request) {
+        int cached = 0;
+        long bytes = 0;
+        List<BlockRef> missing = new ArrayList<>();
+        for (BlockRef ref : request.blocks()) {
+            Optional<StoredBlock> held = store.find(new BlockKey(request.dataset(), ref.id(request.dataset())));
+            if (held.isPresent()) {
+                cached++;
+                bytes += held.get().length();
+            } else {
+                missing.add(ref);
+            }
+        }
+        List<Future<Optional<StoredBlock>>> running = new ArrayList<>();
+        for (BlockRef ref : missing) {
+            BlockKey key = new BlockKey(request.dataset(), ref.id(request.dataset()));
+            running.add(fills.submit(() -> filler.fill(key, ref)));
+        }
+        int filled = 0;
+        int failed = 0;
+        List<FileError> errors = new ArrayList<>();
+        for (int i = 0; i < running.size(); i++) {
+            String reason;
+            try {
+                Optional<StoredBlock> block = running.get(i).get();
+                if (block.isPresent()) {
+                    filled++;
+                    bytes += block.get().length();
+                    continue;
+                }
+                reason = "no cache level has room";
+            } catch (ExecutionException e) {
+                reason = e.getCause().getMessage();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                reason = "interrupted";
+            }
+            failed++;
+            if (errors.size() < MAX_ERRORS) {
+                errors.add(new FileError(missing.get(i).path(), "block " + missing.get(i).index() + ": " + reason));
+            }
+        }
+        return new BlockLoadResult(cached, filled, failed, bytes, errors);
+    }
+
+    @PreDestroy
+    void stop() {
+        fills.shutdownNow();
+    }
+}

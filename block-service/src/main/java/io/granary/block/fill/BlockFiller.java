@@ -1,0 +1,143 @@
+package io.granary.block.fill;
+
+import io.granary.block.stats.ReadStats;
+import io.granary.block.store.BlockKey;
+import io.granary.block.store.Reservation;
+import io.granary.block.store.StoredBlock;
+import io.granary.block.store.TieredStore;
+import io.granary.contracts.block.BlockRef;
+import io.granary.ufs.UnderStoreException;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.zip.CRC32C;
+
+/**
+ * Cache-aside fills with single-flight: however many readers miss the same block at once, one of them reads it
+ * from the under-store into the store and the others wait for that block. Blocking; call it off the event loop.
+ */
+@ApplicationScoped
+public class BlockFiller {
+
+    private static final Logger LOG = Logger.getLogger(BlockFiller.class);
+    private static final int CHUNK = 256 * 1024;
+
+    private final TieredStore store;
+    private final BlockSource source;
+    private final ReadStats stats;
+    private final Map<BlockKey, CompletableFuture<Optional<StoredBlock>>> inFlight = new ConcurrentHashMap<>();
+
+    BlockFiller(TieredStore store, BlockSource source, ReadStats stats) {
+        this.store = store;
+        this.source = source;
+        this.stats = stats;
+    }
+
+    /**
+     * The block, from the store or filled now; empty when no level could store it, in which case the caller
+     * serves it straight from the under-store (a full cache slows a read, never fails it).
+     */
+    public Optional<StoredBlock> fill(BlockKey key, BlockRef ref) {
+        CompletableFuture<Optional<StoredBlock>> mine = new CompletableFuture<>();
+        CompletableFuture<Optional<StoredBlock>> running = inFlight.putIfAbsent(key, mine);
+        if (running != null) {
+            stats.singleFlightWait();
+            try {
+                return running.join();
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof RuntimeException cause ? cause : e;
+            }
+        }
+        try {
+            // Filled by a flight that ended between the caller's lookup and ours.
+            Optional<StoredBlock> block = store.find(key);
+            if (block.isEmpty()) {
+                block = load(key, ref);
+            }
+            mine.complete(block);
+            return block;
+        } catch (RuntimeException e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            inFlight.remove(key, mine);
+        }
+    }
+
+    private Optional<StoredBlock> load(BlockKey key, BlockRef ref) {
+        long blockSize = source.blockSize(key.dataset());
+        Optional<Reservation> room = store.reserve(key, blockSize);
+        if (room.isEmpty()) {
+            LOG.debugf("no level has room for %s: serving it uncached", key);
+            return Optional.empty();
+        }
+        Reservation reservation = room.get();
+        long length;
+        CRC32C crc = new CRC32C();
+        try (InputStream in = source.open(key.dataset(), ref, 0, blockSize);
+             FileChannel out = FileChannel.open(reservation.temp(), StandardOpenOption.WRITE)) {
+            length = copy(in, out, crc, reservation);
+        } catch (LocalWriteFailed e) {
+            store.abort(reservation);
+            LOG.warnf("cannot store %s in %s (%s): serving it uncached", key, reservation.dir().path(),
+                    e.getCause().getMessage());
+            return Optional.empty();
+        } catch (IOException e) {
+            store.abort(reservation);
+            throw new UnderStoreException("reading block " + ref.index() + " of '" + ref.path() + "' failed: "
+                    + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            store.abort(reservation);
+            throw e;
+        }
+        if (length == 0) {
+            store.abort(reservation);
+            throw new NoSuchBlockException("'" + ref.path() + "' has no block " + ref.index());
+        }
+        try {
+            return Optional.of(store.commit(reservation, length, (int) crc.getValue(), ref.path(), ref.etag()));
+        } catch (IOException e) {
+            LOG.warnf("cannot store %s (%s): serving it uncached", key, e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /** Copies the block, telling a failing under-store (IOException) from a failing local disk (LocalWriteFailed). */
+    private static long copy(InputStream in, FileChannel out, CRC32C crc, Reservation reservation) throws IOException {
+        byte[] chunk = new byte[CHUNK];
+        long total = 0;
+        int n;
+        while ((n = in.read(chunk)) > 0) {
+            total += n;
+            if (total > reservation.bytes()) {
+                throw new IOException("the under-store sent more than a block");
+            }
+            crc.update(chunk, 0, n);
+            try {
+                ByteBuffer buffer = ByteBuffer.wrap(chunk, 0, n);
+                while (buffer.hasRemaining()) {
+                    out.write(buffer);
+                }
+            } catch (IOException e) {
+                throw new LocalWriteFailed(e);
+            }
+        }
+        return total;
+    }
+
+    private static final class LocalWriteFailed extends IOException {
+        LocalWriteFailed(IOException cause) {
+            super(cause);
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package io.granary.block.rest;
+
+import io.granary.block.config.BlockConfig;
+import io.granary.block.fill.BatchLoader;
+import io.granary.block.stats.ReadStats;
+import io.granary.block.store.TieredStore;
+import io.granary.contracts.block.BlockLoadRequest;
+import io.granary.contracts.block.BlockLoadResult;
+import io.granary.contracts.dataset.DatasetPaths;
+import io.granary.contracts.validation.Check;
+import io.granary.contracts.validation.ValidationException;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+
+/** The management side of the block API: batch loads, eviction, statistics. Reads and writes are {@link BlockRoutes}. */
+@Path("/blocks")
+@Produces(MediaType.APPLICATION_JSON)
+public class BlockResource {
+
+    private final BatchLoader loader;
+    private final TieredStore store;
+    private final ReadStats stats;
+    private final BlockConfig config;
+
+    BlockResource(BatchLoader loader, TieredStore store, ReadStats stats, BlockConfig config) {
+        this.loader = loader;
+        this.store = store;
+        this.stats = stats;
+        this.config = config;
+    }
+
+    /** Makes this worker hold the blocks (the preload-service's call); answers what was cached, filled, failed. */
+    @POST
+    @Path("load")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public BlockLoadResult load(BlockLoadRequest request) {
+        if (request == null) {
+            throw new ValidationException("body", "is required");
+        }
+        Check.datasetName("dataset", request.dataset());
+        for (int i = 0; i < request.blocks().size(); i++) {
+            var block = request.blocks().get(i);
+            String field = "blocks[" + i + "]";
+            Check.required(field, block);
+            Check.required(field + ".etag", block.etag());
+            String path = DatasetPaths.normalize(field + ".path", Check.required(field + ".path", block.path()));
+            if (!path.equals(block.path()) || path.endsWith("/")) {
+                throw new ValidationException(field + ".path", "must be a normalised file path, such as a/b.jpg");
+            }
+            if (block.index() < 0) {
+                throw new ValidationException(field + ".index", "must not be negative");
+            }
+        }
+        return loader.load(request);
+    }
+
+    /** Drops the dataset's blocks, or those of files under {@code prefix}. */
+    @DELETE
+    @Path("{dataset}")
+    public TieredStore.Eviction evict(@PathParam("dataset") String dataset, @QueryParam("prefix") String prefix) {
+        Check.datasetName("dataset", dataset);
+        return store.evict(dataset, DatasetPaths.normalize("prefix", prefix));
+    }
+
+    @GET
+    @Path("stats")
+    public WorkerStats stats() {
+        return new WorkerStats(config.workerId(), store.tiers(), store.blockCount(), store.bytesByDataset(),
+                stats.hits(), stats.misses(), stats.bytesServed(), stats.underStoreReadCount(),
+                stats.underStoreBytesRead(), stats.byDataset());
+    }
+}

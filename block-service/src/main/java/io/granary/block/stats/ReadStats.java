@@ -1,0 +1,134 @@
+package io.granary.block.stats;
+
+import io.granary.contracts.events.ReadCounters;
+import io.granary.contracts.worker.Medium;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What this worker served and fetched since it started: the totals heartbeats carry (so a lost heartbeat loses
+ * nothing) and the same figures as Prometheus meters. Meters are created once; the hot path only adds.
+ */
+@ApplicationScoped
+public class ReadStats {
+
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder bytesServed = new LongAdder();
+    private final LongAdder underStoreBytes = new LongAdder();
+    private final Map<String, DatasetReads> datasets = new ConcurrentHashMap<>();
+
+    private final Map<Medium, Counter> hitsByLevel = new EnumMap<>(Medium.class);
+    private final Map<Medium, Counter> servedByLevel = new EnumMap<>(Medium.class);
+    private final Map<Medium, Counter> evictionsByLevel = new EnumMap<>(Medium.class);
+    private final Counter missCounter;
+    private final Counter bypassCounter;
+    private final Counter bypassBytes;
+    private final Counter underStoreReads;
+    private final Counter underStoreBytesCounter;
+    private final Timer underStoreLatency;
+    private final Counter singleFlightWaits;
+    private final Counter corrupt;
+
+    ReadStats(MeterRegistry registry) {
+        for (Medium medium : Medium.values()) {
+            hitsByLevel.put(medium, registry.counter("granary.block.reads", "result", "hit", "level", medium.name()));
+            servedByLevel.put(medium, registry.counter("granary.block.bytes.served", "level", medium.name()));
+            evictionsByLevel.put(medium, registry.counter("granary.block.evictions", "level", medium.name()));
+        }
+        missCounter = registry.counter("granary.block.reads", "result", "miss", "level", "none");
+        bypassCounter = registry.counter("granary.block.reads", "result", "bypass", "level", "none");
+        bypassBytes = registry.counter("granary.block.bytes.served", "level", "none");
+        underStoreReads = registry.counter("granary.understore.reads");
+        underStoreBytesCounter = registry.counter("granary.understore.bytes");
+        underStoreLatency = Timer.builder("granary.understore.read.latency")
+                .description("time until the under-store answers a block read").publishPercentileHistogram()
+                .register(registry);
+        singleFlightWaits = registry.counter("granary.block.singleflight.waits");
+        corrupt = registry.counter("granary.block.corrupt");
+    }
+
+    public void hit(String dataset, Medium level) {
+        hits.increment();
+        hitsByLevel.get(level).increment();
+        reads(dataset).hits.increment();
+    }
+
+    /** A read that found no block: it was filled now, or served from the under-store. */
+    public void miss(String dataset, boolean stored) {
+        misses.increment();
+        (stored ? missCounter : bypassCounter).increment();
+        reads(dataset).misses.increment();
+    }
+
+    public void served(long bytes, Medium level) {
+        bytesServed.add(bytes);
+        (level == null ? bypassBytes : servedByLevel.get(level)).increment(bytes);
+    }
+
+    public void underStoreRead(Duration latency) {
+        underStoreReads.increment();
+        underStoreLatency.record(latency);
+    }
+
+    public void underStoreBytes(long bytes) {
+        underStoreBytes.add(bytes);
+        underStoreBytesCounter.increment(bytes);
+    }
+
+    public void singleFlightWait() {
+        singleFlightWaits.increment();
+    }
+
+    public void evicted(Medium level) {
+        evictionsByLevel.get(level).increment();
+    }
+
+    public void corrupt() {
+        corrupt.increment();
+    }
+
+    public long hits() {
+        return hits.sum();
+    }
+
+    public long misses() {
+        return misses.sum();
+    }
+
+    public long bytesServed() {
+        return bytesServed.sum();
+    }
+
+    public long underStoreBytesRead() {
+        return underStoreBytes.sum();
+    }
+
+    public long underStoreReadCount() {
+        return (long) underStoreReads.count();
+    }
+
+    public Map<String, ReadCounters> byDataset() {
+        Map<String, ReadCounters> counters = new TreeMap<>();
+        datasets.forEach((name, reads) -> counters.put(name, new ReadCounters(reads.hits.sum(), reads.misses.sum())));
+        return counters;
+    }
+
+    private DatasetReads reads(String dataset) {
+        return datasets.computeIfAbsent(dataset, name -> new DatasetReads());
+    }
+
+    private static final class DatasetReads {
+        final LongAdder hits = new LongAdder();
+        final LongAdder misses = new LongAdder();
+    }
+}

@@ -1,0 +1,90 @@
+package io.granary.block.store;
+
+import io.granary.contracts.worker.Medium;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A cache level at run time: its directories, what they hold, and room reserved by blocks being written. Room is
+ * reserved before a byte is written, so the level never holds more than its quota.
+ */
+public final class Level {
+
+    private final LevelSpec spec;
+    private final int rank;
+    private final List<LevelDir> dirs;
+    private final EvictionPolicy policy;
+    private final AtomicLong reserved = new AtomicLong();
+
+    Level(LevelSpec spec, int rank, EvictionPolicy policy) {
+        this.spec = spec;
+        this.rank = rank;
+        this.policy = policy;
+        this.dirs = spec.paths().stream().map(path -> new LevelDir(this, path.toAbsolutePath())).toList();
+    }
+
+    public Medium medium() {
+        return spec.medium();
+    }
+
+    /** 0 for the fastest level. */
+    public int rank() {
+        return rank;
+    }
+
+    public long quota() {
+        return spec.quota();
+    }
+
+    public List<LevelDir> dirs() {
+        return dirs;
+    }
+
+    /** Bytes held plus bytes reserved by writes in progress. */
+    public long used() {
+        long used = reserved.get();
+        for (LevelDir dir : dirs) {
+            used += dir.used();
+        }
+        return used;
+    }
+
+    EvictionPolicy policy() {
+        return policy;
+    }
+
+    synchronized boolean tryReserve(long bytes) {
+        if (used() + bytes > spec.quota()) {
+            return false;
+        }
+        reserved.addAndGet(bytes);
+        return true;
+    }
+
+    void release(long bytes) {
+        reserved.addAndGet(-bytes);
+    }
+
+    boolean aboveHigh() {
+        return used() > highBytes();
+    }
+
+    long highBytes() {
+        return (long) (spec.quota() * spec.high());
+    }
+
+    long lowBytes() {
+        return (long) (spec.quota() * spec.low());
+    }
+
+    /** A block always lands in the same directory of a level, so the quota spreads evenly over the paths. */
+    LevelDir dirFor(BlockKey key) {
+        return dirs.get(Math.floorMod(key.id().hashCode(), dirs.size()));
+    }
+
+    @Override
+    public String toString() {
+        return spec.medium() + "(" + spec.paths() + ")";
+    }
+}

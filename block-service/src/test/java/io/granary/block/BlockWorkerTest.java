@@ -1,0 +1,367 @@
+package io.granary.block;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.block.stats.ReadStats;
+import io.granary.contracts.block.BlockApi;
+import io.granary.contracts.block.BlockId;
+import io.granary.contracts.events.BlockEvent;
+import io.granary.contracts.events.HeartbeatEvent;
+import io.granary.contracts.events.Topics;
+import io.granary.contracts.worker.Medium;
+import io.granary.devstack.testing.StackResource;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.smallrye.reactive.messaging.kafka.companion.KafkaCompanion;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static io.granary.block.Fixtures.getBlock;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+
+/**
+ * The worker against a real metadata-service (child JVM), a real S3 server as under-store and a real Kafka broker.
+ * Under-store reads are counted by the worker itself ({@link ReadStats}, also {@code granary_understore_reads_total}).
+ */
+@QuarkusTest
+@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false,
+        initArgs = @ResourceArg(name = "services", value = "metadata-service"))
+class BlockWorkerTest {
+
+    private static final int MIB = 1 << 20;
+    private static final Map<String, byte[]> CONTENT = new HashMap<>();
+    private static Map<String, String> etags;
+
+    @ConfigProperty(name = "granary.devstack.s3.endpoint")
+    String s3;
+
+    @ConfigProperty(name = "granary.devstack.s3.data-dir")
+    Path buckets;
+
+    @ConfigProperty(name = "granary.test.metadata-service-url")
+    String metadata;
+
+    @ConfigProperty(name = "granary.test.work-dir")
+    Path work;
+
+    @ConfigProperty(name = "kafka.bootstrap.servers")
+    String bootstrap;
+
+    @TestHTTPResource("/")
+    URL base;
+
+    @Inject
+    ReadStats stats;
+
+    @Inject
+    ObjectMapper json;
+
+    /** One dataset of 1 MiB blocks: small files, a block-aligned 4 MiB file and a 3.5 MiB + 123 B one. */
+    private synchronized void reads() {
+        if (etags != null) {
+            return;
+        }
+        for (int i = 0; i < 12; i++) {
+            CONTENT.put("small/f-" + i, Fixtures.seed(buckets, s3, "reads", "small/f-" + i, 1 + i * 17_000, i));
+        }
+        CONTENT.put("large/aligned", Fixtures.seed(buckets, s3, "reads", "large/aligned", 4 * MIB, 100));
+        CONTENT.put("large/odd", Fixtures.seed(buckets, s3, "reads", "large/odd", 3 * MIB + MIB / 2 + 123, 101));
+        etags = Fixtures.dataset(metadata, s3, "reads", "reads", "1MiB");
+        assertThat(etags.keySet()).containsExactlyInAnyOrderElementsOf(CONTENT.keySet());
+    }
+
+    @Test
+    void aSecondReadIsServedFromTheCacheWithIdenticalBytes() {
+        reads();
+        long before = stats.underStoreReadCount();
+        Map<String, byte[]> first = readEverything("miss");
+        long fills = stats.underStoreReadCount() - before;
+        assertThat(fills).as("one under-store read per block").isEqualTo(12 + 4 + 4);
+
+        Map<String, byte[]> second = readEverything("hit");
+        assertThat(stats.underStoreReadCount() - before).as("the second pass never reads the under-store")
+                .isEqualTo(fills);
+        for (String path : CONTENT.keySet()) {
+            assertThat(first.get(path)).as(path).isEqualTo(CONTENT.get(path));
+            assertThat(second.get(path)).as(path).isEqualTo(CONTENT.get(path));
+        }
+        given().get("/q/metrics").then().body(containsString("granary_understore_reads_total"))
+                .body(containsString("granary_block_reads_total{level=\"MEM\",result=\"hit\"}"));
+    }
+
+    @Test
+    void rangesCrossingBlockBoundariesAreServedFromTheBlocksThatHoldThem() {
+        reads();
+        byte[] odd = CONTENT.get("large/odd");
+        String etag = etags.get("large/odd");
+        // bytes [MIB - 100, 3 MIB + 50): the end of block 0, all of blocks 1 and 2, the start of block 3
+        HttpResponse<byte[]> end0 = getBlock(worker(), "reads", "large/odd", etag, 0, "bytes=-100");
+        HttpResponse<byte[]> all1 = getBlock(worker(), "reads", "large/odd", etag, 1, null);
+        HttpResponse<byte[]> all2 = getBlock(worker(), "reads", "large/odd", etag, 2, "bytes=0-");
+        HttpResponse<byte[]> start3 = getBlock(worker(), "reads", "large/odd", etag, 3, "bytes=0-49");
+
+        assertThat(end0.statusCode()).isEqualTo(206);
+        assertThat(end0.headers().firstValue("Content-Range")).hasValue("bytes 1048476-1048575/1048576");
+        assertThat(start3.headers().firstValue("Content-Range")).hasValue("bytes 0-49/" + (MIB / 2 + 123));
+        byte[] joined = concat(end0.body(), all1.body(), all2.body(), start3.body());
+        assertThat(joined).isEqualTo(Arrays.copyOfRange(odd, MIB - 100, 3 * MIB + 50));
+
+        HttpResponse<byte[]> past = getBlock(worker(), "reads", "large/odd", etag, 3, "bytes=600000-");
+        assertThat(past.statusCode()).isEqualTo(416);
+        assertThat(past.headers().firstValue("Content-Range")).hasValue("bytes */" + (MIB / 2 + 123));
+    }
+
+    @Test
+    void sixteenConcurrentReadersOfOneUncachedBlockCauseOneUnderStoreRead() throws Exception {
+        byte[] big = Fixtures.seed(buckets, s3, "big", "shard-0000.tar", 64 * MIB, 7);
+        String expected = Fixtures.sha256(big, 0, big.length);
+        big = null;  // keep the test heap small: readers hash streams
+        String etag = Fixtures.dataset(metadata, s3, "big", "big", "64MiB").get("shard-0000.tar");
+        long before = stats.underStoreReadCount();
+
+        ExecutorService readers = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<String>> hashes = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                hashes.add(readers.submit(() -> Fixtures.sha256OfBlock(worker(), "big", "shard-0000.tar", etag, 0)));
+            }
+            for (Future<String> hash : hashes) {
+                assertThat(hash.get()).isEqualTo(expected);
+            }
+        } finally {
+            readers.shutdownNow();
+        }
+        assertThat(stats.underStoreReadCount() - before).as("single-flight: one fetch for 16 readers").isEqualTo(1);
+    }
+
+    @Test
+    void aBlockCorruptedOnDiskIsDetectedReportedAndFetchedAgain() throws Exception {
+        reads();
+        String etag = etags.get("large/aligned");
+        assertThat(getBlock(worker(), "reads", "large/aligned", etag, 2, null).statusCode()).isEqualTo(200);
+        String blockId = BlockId.of("reads", "large/aligned", etag, 2).toString();
+        Path file = blockFile("reads", blockId);
+        flipAByte(file, 4096);
+        long before = stats.underStoreReadCount();
+
+        // verify-sample is 1.0 in tests: every hit is checksummed before it is sent.
+        HttpResponse<byte[]> read = getBlock(worker(), "reads", "large/aligned", etag, 2, null);
+
+        assertThat(read.body()).isEqualTo(Arrays.copyOfRange(CONTENT.get("large/aligned"), 2 * MIB, 3 * MIB));
+        assertThat(read.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.MISS);
+        assertThat(stats.underStoreReadCount() - before).isEqualTo(1);
+        assertThat(Files.readAllBytes(blockFile("reads", blockId)))
+                .isEqualTo(Arrays.copyOfRange(CONTENT.get("large/aligned"), 2 * MIB, 3 * MIB));
+        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> blockEvents(kafka).stream().anyMatch(event ->
+                    event.type() == BlockEvent.Type.CORRUPT && event.blockId().equals(blockId)));
+        }
+    }
+
+    @Test
+    void heartbeatsAndBlockEventsArriveOnKafka() throws Exception {
+        reads();
+        getBlock(worker(), "reads", "small/f-3", etags.get("small/f-3"), 0, null);
+        getBlock(worker(), "reads", "small/f-3", etags.get("small/f-3"), 0, null);
+        String blockId = BlockId.of("reads", "small/f-3", etags.get("small/f-3"), 0).toString();
+        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(blockEvents(kafka))
+                    .anySatisfy(event -> {
+                        assertThat(event.type()).isEqualTo(BlockEvent.Type.CACHED);
+                        assertThat(event.blockId()).isEqualTo(blockId);
+                        assertThat(event.dataset()).isEqualTo("reads");
+                        assertThat(event.bytes()).isEqualTo(CONTENT.get("small/f-3").length);
+                        assertThat(event.medium()).isEqualTo(Medium.MEM);
+                    }));
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                HeartbeatEvent last = json.readValue(kafka.consumeStrings()
+                        .fromTopics(Topics.WORKER_HEARTBEATS, Duration.ofSeconds(3)).awaitCompletion()
+                        .getLastRecord().value(), HeartbeatEvent.class);
+                assertThat(last.tiers()).extracting(tier -> tier.medium()).containsExactly(Medium.MEM, Medium.SSD);
+                assertThat(last.tiers().get(0).usedBytes()).isPositive();
+                assertThat(last.hits()).isPositive();
+                assertThat(last.datasets().get("reads").hits()).isPositive();
+            });
+        }
+    }
+
+    @Test
+    void aBlockWrittenThroughIsAHitWithoutTheUnderStore() {
+        reads();
+        byte[] checkpoint = new byte[MIB - 5];
+        new java.util.Random(3).nextBytes(checkpoint);
+        given().contentType(ContentType.BINARY).body(checkpoint)
+                .put("/blocks/reads/0?path=ckpt/step-100.pt&etag=e100").then().statusCode(201)
+                .body("bytes", equalTo(MIB - 5)).body("level", equalTo("MEM"));
+        long before = stats.underStoreReadCount();
+
+        HttpResponse<byte[]> read = getBlock(worker(), "reads", "ckpt/step-100.pt", "e100", 0, null);
+
+        assertThat(read.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.HIT);
+        assertThat(read.body()).isEqualTo(checkpoint);
+        assertThat(stats.underStoreReadCount()).isEqualTo(before);
+        given().contentType(ContentType.BINARY).body(new byte[MIB + 1])
+                .put("/blocks/reads/0?path=ckpt/too-big&etag=e1").then().statusCode(413).body("field", equalTo("body"));
+    }
+
+    @Test
+    void aBatchLoadFillsWhatIsMissingAndCountsWhatWasCached() {
+        List<Map<String, Object>> blocks = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            Fixtures.seed(buckets, s3, "preload", "train/img-" + i, 10_000 + i, 50 + i);
+        }
+        Map<String, String> preload = Fixtures.dataset(metadata, s3, "preload", "preload", "1MiB");
+        preload.forEach((path, etag) -> blocks.add(Map.of("path", path, "etag", etag, "index", 0)));
+        Map<String, Object> request = Map.of("dataset", "preload", "blocks", blocks);
+        long before = stats.underStoreReadCount();
+
+        given().contentType(ContentType.JSON).body(request).post("/blocks/load").then().statusCode(200)
+                .body("filled", equalTo(20)).body("cached", equalTo(0)).body("failed", equalTo(0));
+        given().contentType(ContentType.JSON).body(request).post("/blocks/load").then().statusCode(200)
+                .body("filled", equalTo(0)).body("cached", equalTo(20));
+        preload.forEach((path, etag) -> assertThat(getBlock(worker(), "preload", path, etag, 0, null).headers()
+                .firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.HIT));
+        assertThat(stats.underStoreReadCount() - before).isEqualTo(20);
+
+        given().delete("/blocks/preload?prefix=train/img-1").then().statusCode(200)
+                .body("blocks", equalTo(11));  // img-1 and img-10 .. img-19
+        assertThat(getBlock(worker(), "preload", "train/img-12", preload.get("train/img-12"), 0, null).headers()
+                .firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.MISS);
+    }
+
+    @Test
+    void aDeletedDatasetLosesItsBlocks() {
+        Fixtures.seed(buckets, s3, "gone", "a", 5000, 1);
+        String etag = Fixtures.dataset(metadata, s3, "gone", "gone", "1MiB").get("a");
+        getBlock(worker(), "gone", "a", etag, 0, null);
+        given().get("/blocks/stats").then().body("cachedBytes.gone", equalTo(5000));
+
+        given().baseUri(metadata).delete("/api/v1/datasets/gone").then().statusCode(204);
+
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                given().get("/blocks/stats").jsonPath().get("cachedBytes.gone") == null);
+    }
+
+    @Test
+    void aBlockNoLevelCanHoldIsStreamedFromTheUnderStore() {
+        byte[] content = Fixtures.seed(buckets, s3, "huge", "one", 300_000, 9);
+        // 1 GiB blocks: more room than the test's SSD level has, so nothing of this dataset can be stored.
+        String etag = Fixtures.dataset(metadata, s3, "huge", "huge", "1GiB").get("one");
+        long before = stats.underStoreReadCount();
+        for (int i = 0; i < 2; i++) {
+            HttpResponse<byte[]> read = getBlock(worker(), "huge", "one", etag, 0, null);
+            assertThat(read.statusCode()).isEqualTo(200);
+            assertThat(read.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.BYPASS);
+            assertThat(read.body()).isEqualTo(content);
+        }
+        HttpResponse<byte[]> range = getBlock(worker(), "huge", "one", etag, 0, "bytes=-10");
+        assertThat(range.statusCode()).isEqualTo(206);
+        assertThat(range.body()).isEqualTo(Arrays.copyOfRange(content, content.length - 10, content.length));
+        assertThat(stats.underStoreReadCount() - before).isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void badRequestsAreNamedAndStaleVersionsRefused() {
+        reads();
+        String etag = etags.get("small/f-1");
+        given().get("/blocks/reads/x?path=small/f-1&etag=" + etag).then().statusCode(400)
+                .contentType("application/problem+json").body("field", equalTo("index"));
+        given().get("/blocks/reads/0?path=small/f-1").then().statusCode(400).body("field", equalTo("etag"));
+        given().get("/blocks/reads/0?path=../etc/passwd&etag=x").then().statusCode(400).body("field", equalTo("path"));
+        given().get("/blocks/NOPE/0?path=a&etag=x").then().statusCode(400).body("field", equalTo("dataset"));
+        given().get("/blocks/nothing/0?path=a&etag=x").then().statusCode(404).body("field", equalTo("dataset"));
+        given().get("/blocks/reads/0?path=small/missing&etag=x").then().statusCode(404);
+        given().get("/blocks/reads/0?path=small/f-1&etag=not-this-version").then().statusCode(412)
+                .body("field", equalTo("etag"));
+        given().get("/blocks/reads/9?path=small/f-1&etag=" + etag).then().statusCode(404)
+                .body("field", equalTo("index"));
+        given().contentType(ContentType.JSON).body("{\"dataset\":\"reads\",\"blocks\":[{\"path\":\"/a//b\",\"etag\":\"e\","
+                + "\"index\":0}]}").post("/blocks/load").then().statusCode(400).body("field", equalTo("blocks[0].path"));
+    }
+
+    private Map<String, byte[]> readEverything(String expectedCache) {
+        Map<String, byte[]> read = new HashMap<>();
+        for (String path : CONTENT.keySet()) {
+            int blocks = (CONTENT.get(path).length + MIB - 1) / MIB;
+            List<byte[]> parts = new ArrayList<>();
+            for (int index = 0; index < blocks; index++) {
+                HttpResponse<byte[]> response = getBlock(worker(), "reads", path, etags.get(path), index, null);
+                assertThat(response.statusCode()).as("%s block %d", path, index).isEqualTo(200);
+                assertThat(response.headers().firstValue(BlockApi.CACHE_HEADER)).as("%s block %d", path, index)
+                        .hasValue(expectedCache);
+                parts.add(response.body());
+            }
+            read.put(path, concat(parts.toArray(byte[][]::new)));
+        }
+        return read;
+    }
+
+    private List<BlockEvent> blockEvents(KafkaCompanion kafka) {
+        return kafka.consumeStrings().fromTopics(Topics.BLOCK_EVENTS, Duration.ofSeconds(3)).awaitCompletion()
+                .getRecords().stream().map(record -> {
+                    try {
+                        return json.readValue(record.value(), BlockEvent.class);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }).toList();
+    }
+
+    private Path blockFile(String dataset, String blockId) {
+        for (String level : List.of("levels/mem", "levels/ssd")) {
+            Path file = work.resolve(level).resolve(dataset).resolve(blockId);
+            if (Files.exists(file)) {
+                return file;
+            }
+        }
+        throw new AssertionError("no block file " + dataset + "/" + blockId);
+    }
+
+    private static void flipAByte(Path file, long position) throws Exception {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer one = ByteBuffer.allocate(1);
+            channel.read(one, position);
+            one.put(0, (byte) ~one.get(0));
+            one.rewind();
+            channel.write(one, position);
+        }
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        int length = Arrays.stream(parts).mapToInt(part -> part.length).sum();
+        ByteBuffer joined = ByteBuffer.allocate(length);
+        for (byte[] part : parts) {
+            joined.put(part);
+        }
+        return joined.array();
+    }
+
+    private URI worker() {
+        return URI.create(base.toString());
+    }
+}

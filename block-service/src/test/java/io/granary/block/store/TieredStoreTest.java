@@ -1,0 +1,222 @@
+package io.granary.block.store;
+
+import io.granary.contracts.block.BlockId;
+import io.granary.contracts.worker.Medium;
+import io.granary.contracts.worker.Tier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.zip.CRC32C;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The tiered store on real directories: watermarks, spilling, quotas, restart and integrity. */
+class TieredStoreTest {
+
+    private static final int KIB = 1024;
+
+    @TempDir
+    Path dir;
+
+    private final List<StoredBlock> evicted = new ArrayList<>();
+    private final List<StoredBlock> corrupt = new ArrayList<>();
+    private final BlockListener listener = new BlockListener() {
+        @Override
+        public void cached(StoredBlock block) {
+        }
+
+        @Override
+        public void evicted(StoredBlock block) {
+            evicted.add(block);
+        }
+
+        @Override
+        public void corrupt(StoredBlock block) {
+            corrupt.add(block);
+        }
+    };
+
+    @Test
+    void passingTheHighWatermarkEvictsDownToTheLowOne() throws IOException {
+        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 100 * KIB, 0.9, 0.5));
+        for (int i = 0; i < 9; i++) {
+            put(store, key(i), 10 * KIB);
+            assertThat(usedOf(store, 0)).as("after block %d", i).isEqualTo((i + 1) * 10L * KIB);
+        }
+        put(store, key(9), 10 * KIB);  // 100 KiB > 90 KiB high: down to 50 KiB low
+
+        assertThat(usedOf(store, 0)).isEqualTo(50 * KIB);
+        assertThat(evicted).extracting(StoredBlock::key).containsExactly(key(0), key(1), key(2), key(3), key(4));
+        for (StoredBlock gone : evicted) {
+            assertThat(gone.file()).doesNotExist();
+        }
+        assertThat(store.find(key(9))).isPresent();
+    }
+
+    @Test
+    void evictionFollowsRecentUse() throws IOException {
+        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 100 * KIB, 0.9, 0.5));
+        for (int i = 0; i < 9; i++) {
+            put(store, key(i), 10 * KIB);
+        }
+        store.find(key(0));  // read again: now the most recently used
+        put(store, key(9), 10 * KIB);
+
+        assertThat(store.holds(key(0))).isTrue();
+        assertThat(store.holds(key(1))).isFalse();
+    }
+
+    @Test
+    void aFullMemLevelSpillsToTheSsdLevelAndNothingPassesItsQuota() throws IOException {
+        TieredStore store = open(
+                new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 64 * KIB, 0.95, 0.7),
+                new LevelSpec(Medium.SSD, List.of(dir.resolve("ssd-a"), dir.resolve("ssd-b")), 256 * KIB, 0.95, 0.7));
+        List<BlockKey> keys = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            keys.add(key(i));
+            put(store, key(i), 8 * KIB);
+            for (Level level : store.levels()) {
+                assertThat(level.used()).as("%s after block %d", level, i).isLessThanOrEqualTo(level.quota());
+            }
+        }
+        StoredBlock newest = store.find(key(39)).orElseThrow();
+        assertThat(newest.medium()).as("new blocks go to the fastest level").isEqualTo(Medium.MEM);
+        assertThat(store.find(key(0))).as("the oldest left the node").isEmpty();
+        long onSsd = keys.stream().map(store::find).filter(b -> b.isPresent() && b.get().medium() == Medium.SSD).count();
+        assertThat(onSsd).as("MEM's victims moved down instead of leaving").isGreaterThan(20);
+        assertThat(store.levels().get(1).dirs()).allSatisfy(ssd -> assertThat(ssd.used()).isPositive());
+        for (BlockKey key : keys) {
+            store.find(key).ifPresent(block -> assertThat(verified(store, block)).isTrue());
+        }
+        assertThat(evicted).isNotEmpty().allSatisfy(block -> assertThat(block.medium()).isEqualTo(Medium.SSD));
+        long tierSum = store.tiers().stream().mapToLong(Tier::usedBytes).sum();
+        assertThat(tierSum).isEqualTo(store.bytesByDataset().get("ds"));
+    }
+
+    @Test
+    void aBlockNoLevelCanHoldIsRefused() {
+        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 64 * KIB, 0.95, 0.7));
+        assertThat(store.reserve(key(1), 65 * KIB)).isEmpty();
+        assertThat(store.reserve(key(1), 64 * KIB)).isPresent();
+    }
+
+    @Test
+    void aRestartKeepsEveryIntactBlockAndDropsTheRest() throws IOException {
+        LevelSpec mem = new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7);
+        LevelSpec ssd = new LevelSpec(Medium.SSD, List.of(dir.resolve("ssd")), 1024 * KIB, 0.95, 0.7);
+        TieredStore before = open(mem, ssd);
+        List<StoredBlock> blocks = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            blocks.add(put(before, key(i), 7 * KIB + i));
+        }
+        flipAByte(blocks.get(3).file());
+        Files.delete(before.find(key(4)).orElseThrow().dir().metaFile(key(4)));
+        Path leftover = blocks.get(0).file().resolveSibling("." + key(11).id() + ".interrupted.tmp");
+        Files.write(leftover, new byte[100]);
+
+        TieredStore after = open(mem, ssd);
+
+        for (int i = 0; i < 10; i++) {
+            if (i == 3 || i == 4) {
+                assertThat(after.find(key(i))).as("block %d", i).isEmpty();
+            } else {
+                StoredBlock block = after.find(key(i)).orElseThrow();
+                assertThat(block).as("block %d", i).usingRecursiveComparison().ignoringFields("dir")
+                        .isEqualTo(blocks.get(i));
+                assertThat(block.file()).isEqualTo(blocks.get(i).file());
+                assertThat(Files.readAllBytes(block.file())).isEqualTo(content(key(i), 7 * KIB + i));
+            }
+        }
+        assertThat(corrupt).extracting(StoredBlock::key).containsExactly(key(3));
+        assertThat(blocks.get(3).file()).doesNotExist();
+        assertThat(leftover).doesNotExist();
+        assertThat(after.levels().get(0).used()).isEqualTo(
+                blocks.stream().filter(b -> !b.key().equals(key(3)) && !b.key().equals(key(4)))
+                        .mapToLong(StoredBlock::length).sum());
+    }
+
+    @Test
+    void aBlockDamagedOnDiskFailsVerificationAndIsDropped() throws IOException {
+        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7));
+        StoredBlock block = put(store, key(1), 100 * KIB);
+        assertThat(store.verify(block)).isTrue();
+        flipAByte(block.file());
+
+        assertThat(store.verify(block)).isFalse();
+        assertThat(store.holds(key(1))).isFalse();
+        assertThat(corrupt).containsExactly(block);
+        assertThat(store.levels().get(0).used()).isZero();
+    }
+
+    @Test
+    void evictionByPathPrefixAndOfStaleVersions() throws IOException {
+        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7));
+        BlockKey trainOld = new BlockKey("ds", BlockId.of("ds", "train/a", "v1", 0));
+        BlockKey trainNew = new BlockKey("ds", BlockId.of("ds", "train/a", "v2", 0));
+        BlockKey val = new BlockKey("ds", BlockId.of("ds", "val/b", "v1", 0));
+        put(store, trainOld, "train/a", "v1", KIB);
+        put(store, trainNew, "train/a", "v2", KIB);
+        put(store, val, "val/b", "v1", KIB);
+
+        assertThat(store.evictStale("ds", "train/a", "v2")).isEqualTo(new TieredStore.Eviction(1, KIB));
+        assertThat(store.holds(trainOld)).isFalse();
+        assertThat(store.evict("ds", "val/")).isEqualTo(new TieredStore.Eviction(1, KIB));
+        assertThat(store.holds(trainNew)).isTrue();
+        assertThat(store.evict("ds", "")).isEqualTo(new TieredStore.Eviction(1, KIB));
+        assertThat(store.blockCount()).isZero();
+    }
+
+    private TieredStore open(LevelSpec... levels) {
+        return TieredStore.open(List.of(levels), LruPolicy::new, listener, true);
+    }
+
+    private static BlockKey key(int i) {
+        return new BlockKey("ds", BlockId.of("ds", "file-" + i, "etag", 0));
+    }
+
+    private StoredBlock put(TieredStore store, BlockKey key, int length) throws IOException {
+        return put(store, key, "file", "etag", length);
+    }
+
+    private StoredBlock put(TieredStore store, BlockKey key, String path, String etag, int length) throws IOException {
+        byte[] content = content(key, length);
+        Reservation reservation = store.reserve(key, length).orElseThrow();
+        Files.write(reservation.temp(), content);
+        CRC32C crc = new CRC32C();
+        crc.update(content);
+        return store.commit(reservation, length, (int) crc.getValue(), path, etag);
+    }
+
+    private static byte[] content(BlockKey key, int length) {
+        byte[] content = new byte[length];
+        new Random(key.hashCode()).nextBytes(content);
+        return content;
+    }
+
+    private static boolean verified(TieredStore store, StoredBlock block) {
+        return store.verify(block);
+    }
+
+    private static long usedOf(TieredStore store, int level) {
+        return store.levels().get(level).used();
+    }
+
+    private static void flipAByte(Path file) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer one = ByteBuffer.allocate(1);
+            channel.read(one, 100);
+            one.flip();
+            one.put(0, (byte) (one.get(0) ^ 0x5a));
+            channel.write(one, 100);
+        }
+    }
+}
