@@ -2,6 +2,11 @@ package io.granary.block;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.block.stats.ReadStats;
+import io.granary.block.store.BlockKey;
+import io.granary.block.store.BlockListener;
+import io.granary.block.store.LevelSpec;
+import io.granary.block.store.LruPolicy;
+import io.granary.block.store.TieredStore;
 import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.events.BlockEvent;
@@ -98,6 +103,7 @@ class BlockWorkerTest {
     @Test
     void aSecondReadIsServedFromTheCacheWithIdenticalBytes() {
         reads();
+        given().delete("/blocks/reads").then().statusCode(200);  // whatever other tests left: start cold
         long before = stats.underStoreReadCount();
         Map<String, byte[]> first = readEverything("miss");
         long fills = stats.underStoreReadCount() - before;
@@ -112,6 +118,36 @@ class BlockWorkerTest {
         }
         given().get("/q/metrics").then().body(containsString("granary_understore_reads_total"))
                 .body(containsString("granary_block_reads_total{level=\"MEM\",result=\"hit\"}"));
+    }
+
+    @Test
+    void aRestartedWorkerFindsEveryBlockItHeld() {
+        reads();
+        readEverything(null);
+        int held = given().get("/blocks/stats").jsonPath().getInt("blocks");
+
+        // What the worker does when it starts: open its levels and index what is there, checksumming each block.
+        TieredStore restarted = TieredStore.open(List.of(
+                        new LevelSpec(Medium.MEM, List.of(work.resolve("levels/mem")), 160L * MIB, 0.95, 0.7),
+                        new LevelSpec(Medium.SSD, List.of(work.resolve("levels/ssd")), 512L * MIB, 0.95, 0.7)),
+                LruPolicy::new, BlockListener.NONE, true);
+
+        assertThat(restarted.blockCount()).isEqualTo(held);
+        for (String path : CONTENT.keySet()) {
+            int blocks = (CONTENT.get(path).length + MIB - 1) / MIB;
+            for (int index = 0; index < blocks; index++) {
+                BlockKey key = new BlockKey("reads", BlockId.of("reads", path, etags.get(path), index));
+                assertThat(restarted.find(key)).as("%s block %d", path, index).isPresent();
+            }
+        }
+    }
+
+    @Test
+    void reportsHealthyWithMetricsAndOpenApi() {
+        given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
+                .body(containsString("dataset-events"));
+        given().get("/q/openapi").then().statusCode(200).body(containsString("/blocks/load"));
+        given().get("/q/metrics").then().statusCode(200).body(containsString("granary_block_singleflight_waits_total"));
     }
 
     @Test
@@ -304,6 +340,7 @@ class BlockWorkerTest {
                 + "\"index\":0}]}").post("/blocks/load").then().statusCode(400).body("field", equalTo("blocks[0].path"));
     }
 
+    /** Reads every block of every file; {@code expectedCache} null accepts however each was served. */
     private Map<String, byte[]> readEverything(String expectedCache) {
         Map<String, byte[]> read = new HashMap<>();
         for (String path : CONTENT.keySet()) {
@@ -312,8 +349,10 @@ class BlockWorkerTest {
             for (int index = 0; index < blocks; index++) {
                 HttpResponse<byte[]> response = getBlock(worker(), "reads", path, etags.get(path), index, null);
                 assertThat(response.statusCode()).as("%s block %d", path, index).isEqualTo(200);
-                assertThat(response.headers().firstValue(BlockApi.CACHE_HEADER)).as("%s block %d", path, index)
-                        .hasValue(expectedCache);
+                if (expectedCache != null) {
+                    assertThat(response.headers().firstValue(BlockApi.CACHE_HEADER)).as("%s block %d", path, index)
+                            .hasValue(expectedCache);
+                }
                 parts.add(response.body());
             }
             read.put(path, concat(parts.toArray(byte[][]::new)));

@@ -22,8 +22,8 @@ import java.util.Map;
  * &#64;QuarkusTestResource(value = StackResource.class, initArgs = &#64;ResourceArg(name = "services", value = "metadata-service"))
  * </pre>
  *
- * Sets what {@link KafkaResource} and {@link S3Resource} set, plus {@code granary.test.local-root} and
- * {@code granary.test.<module>-url} for each service.
+ * Sets what {@link KafkaResource} and {@link S3Resource} set, plus {@code granary.test.local-root}, a fresh
+ * {@code granary.test.work-dir} for the service under test, and {@code granary.test.<module>-url} for each service.
  */
 public class StackResource implements QuarkusTestResourceLifecycleManager {
 
@@ -48,6 +48,7 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
             dir = Files.createTempDirectory("granary-stack");
             Path localRoot = Files.createDirectories(dir.resolve("local"));
             config.put("granary.test.local-root", localRoot.toString());
+            config.put("granary.test.work-dir", Files.createDirectories(dir.resolve("work")).toString());
             for (String module : modules) {
                 int port = Ports.free();
                 ServiceProcess service = ServiceProcess.start(module.strip(), port, serviceConfig(module.strip(), config),
