@@ -60,7 +60,7 @@ class JsonRoundTripTest {
                 new BlockEvent(BlockEvent.Type.CACHED, "worker-1", "node-1", "imagenet", "0".repeat(32) + "-0", 16,
                         Medium.SSD, AT),
                 new HeartbeatEvent("worker-1", "node-1", "http://127.0.0.1:8082", Map.of(), List.of(MEM), 1, 2, 3, 4,
-                        Map.of("imagenet", new ReadCounters(1, 2)), AT),
+                        Map.of("imagenet", new ReadCounters(1, 2)), Map.of("imagenet", 16L), AT),
                 DatasetEvent.fileChanged("imagenet", "a.jpg", "etag2", AT),
                 DatasetEvent.membership(DatasetEvent.Type.WORKER_LEFT, "worker-1", AT),
                 new DeadLetter("granary.worker.heartbeats", 0, 42, "worker-1", "{not json", "Unexpected character"));

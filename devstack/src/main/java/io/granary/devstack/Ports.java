@@ -22,6 +22,24 @@ public final class Ports {
         }
     }
 
+    /**
+     * A free port below Linux's ephemeral range (32768-60999 by default), for a peer port others connect to before it
+     * listens (JGroups TCPPING): a connection to a not-yet-listening port inside the ephemeral range can be given
+     * that very port as its own local port, and then holds it.
+     */
+    public static int freeForPeers() {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = random.nextInt(20_000, 32_000);
+            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return port;
+            } catch (IOException taken) {
+                // try another
+            }
+        }
+        throw new UncheckedIOException(new IOException("no free loopback port in 20000-32000"));
+    }
+
     public static boolean listening(int port) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);

@@ -38,7 +38,7 @@ public class HeartbeatPublisher {
     void beat() throws JsonProcessingException {
         HeartbeatEvent heartbeat = new HeartbeatEvent(config.workerId(), config.node(), config.advertisedAddress(),
                 config.labels(), store.tiers(), stats.hits(), stats.misses(), stats.bytesServed(),
-                stats.underStoreBytesRead(), stats.byDataset(), Instant.now());
+                stats.underStoreBytesRead(), stats.byDataset(), store.bytesByDataset(), Instant.now());
         emitter.send(Record.of(config.workerId(), json.writeValueAsString(heartbeat)));
     }
 }

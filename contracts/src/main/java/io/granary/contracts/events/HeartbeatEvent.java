@@ -14,14 +14,17 @@ import java.util.Map;
  * @param bytesServed         bytes sent to readers
  * @param underStoreBytesRead bytes fetched from the under-store
  * @param datasets            hits and misses per dataset, from which each dataset's hit ratio is computed
+ * @param cachedBytes         bytes the worker holds per dataset, the whole truth: it replaces what block events
+ *                            added up (they may be lost or delivered twice); null when the worker does not report it
  */
 public record HeartbeatEvent(String workerId, String node, String address, Map<String, String> labels,
                              List<Tier> tiers, long hits, long misses, long bytesServed, long underStoreBytesRead,
-                             Map<String, ReadCounters> datasets, Instant at) {
+                             Map<String, ReadCounters> datasets, Map<String, Long> cachedBytes, Instant at) {
 
     public HeartbeatEvent {
         labels = labels == null ? Map.of() : Map.copyOf(labels);
         tiers = tiers == null ? List.of() : List.copyOf(tiers);
         datasets = datasets == null ? Map.of() : Map.copyOf(datasets);
+        cachedBytes = cachedBytes == null ? null : Map.copyOf(cachedBytes);
     }
 }

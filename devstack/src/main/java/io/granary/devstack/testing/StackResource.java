@@ -70,7 +70,7 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
         Path data = dir.resolve(module).resolve("data");
         switch (module) {
             case "metadata-service" -> {
-                int clusterPort = Ports.free();
+                int clusterPort = Ports.freeForPeers();
                 properties.put("granary.metadata.data-dir", data.toString());
                 properties.put("granary.metadata.allowed-roots", config.get("granary.test.local-root"));
                 properties.put("granary.metadata.secrets-dir", config.get("granary.secrets.dir"));

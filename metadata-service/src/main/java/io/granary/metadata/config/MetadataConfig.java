@@ -33,6 +33,10 @@ public interface MetadataConfig {
     @WithDefault("200000")
     long filesInMemory();
 
+    /** How often the coordinator looks for expired metadataTtls and lapsed listings ({@code Resync}). */
+    @WithDefault("10s")
+    Duration resyncCheck();
+
     Cluster cluster();
 
     /** The JGroups cluster of the metadata replicas. */

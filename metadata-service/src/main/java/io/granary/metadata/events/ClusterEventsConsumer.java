@@ -47,6 +47,7 @@ public class ClusterEventsConsumer {
             Check.required("address", heartbeat.address());
         });
         membership.heartbeat(heartbeat);
+        statistics.record(heartbeat);
         consumed(Topics.WORKER_HEARTBEATS);
     }
 
@@ -57,6 +58,7 @@ public class ClusterEventsConsumer {
             Check.required("type", event.type());
             Check.required("dataset", event.dataset());
             Check.required("node", event.node());
+            Check.required("workerId", event.workerId());
             if (event.bytes() < 0) {
                 throw new ValidationException("bytes", "must not be negative");
             }

@@ -2,6 +2,7 @@ package io.granary.metadata.service;
 
 import io.granary.contracts.dataset.NodeCache;
 import io.granary.contracts.events.BlockEvent;
+import io.granary.contracts.events.HeartbeatEvent;
 import io.granary.contracts.events.ReadCounters;
 import io.granary.metadata.store.CachedBytes;
 import io.granary.metadata.store.WorkerRegistry;
@@ -11,7 +12,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Map;
 
-/** Cached bytes per dataset and node (from block events) and hit ratios (from the workers' heartbeats). */
+/**
+ * Cached bytes per dataset and node (block events as they happen, corrected by each heartbeat's totals) and hit
+ * ratios (from the workers' heartbeats).
+ */
 @ApplicationScoped
 public class CacheStatistics {
 
@@ -28,7 +32,14 @@ public class CacheStatistics {
             case CACHED -> event.bytes();
             case EVICTED, CORRUPT -> -event.bytes();
         };
-        cachedBytes.add(event.dataset(), event.node(), delta);
+        cachedBytes.add(event.dataset(), event.node(), event.workerId(), delta);
+    }
+
+    /** A heartbeat that reports what the worker holds replaces what its block events added up. */
+    public void record(HeartbeatEvent heartbeat) {
+        if (heartbeat.cachedBytes() != null) {
+            cachedBytes.set(heartbeat.node(), heartbeat.workerId(), heartbeat.cachedBytes());
+        }
     }
 
     /** Cached bytes of one dataset per node, most first: what the scheduler-hook weighs nodes by. */

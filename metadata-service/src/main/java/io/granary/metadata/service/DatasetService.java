@@ -9,8 +9,10 @@ import io.granary.metadata.events.DatasetEventPublisher;
 import io.granary.metadata.store.CachedBytes;
 import io.granary.metadata.store.DatasetRegistry;
 import io.granary.metadata.store.FileTree;
+import io.granary.metadata.store.LoadLeases;
 import io.granary.metadata.understore.CountedUnderStores;
 import io.granary.ufs.UnderStoreException;
+import io.quarkus.scheduler.Scheduled;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -45,9 +47,12 @@ public class DatasetService {
         return thread;
     });
     private final Set<String> loading = ConcurrentHashMap.newKeySet();
+    private final LoadLeases leases;
 
     DatasetService(DatasetRegistry registry, FileTree files, CachedBytes cachedBytes, CacheStatistics statistics,
-                   CountedUnderStores stores, MetadataLoader loader, DatasetEventPublisher events, Clock clock) {
+                   CountedUnderStores stores, MetadataLoader loader, DatasetEventPublisher events, Clock clock,
+                   LoadLeases leases) {
+        this.leases = leases;
         this.registry = registry;
         this.files = files;
         this.cachedBytes = cachedBytes;
@@ -123,17 +128,33 @@ public class DatasetService {
         return loading.contains(name);
     }
 
+    /** Lists a Pending dataset whose listing was lost with the replica that ran it (the coordinator calls it). */
+    public void resume(String name) {
+        LOG.warnf("dataset %s: its listing stopped with the replica that ran it; listing it here", name);
+        startLoad(name, false);
+    }
+
     private void startLoad(String name, boolean announce) {
         if (!loading.add(name)) {
             return; // already listing it: one listing at a time per dataset
         }
+        leases.renew(name, clock.instant());
         loads.execute(() -> {
             try {
                 load(name, announce);
             } finally {
                 loading.remove(name);
+                leases.release(name);
             }
         });
+    }
+
+    /** Tells the other replicas that this one's listings are still running. */
+    @Scheduled(every = "${granary.metadata.heartbeat-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void renewLeases() {
+        for (String name : loading) {
+            leases.renew(name, clock.instant());
+        }
     }
 
     private void load(String name, boolean announce) {

@@ -5,6 +5,7 @@ import io.granary.contracts.events.HeartbeatEvent;
 import io.granary.contracts.worker.Worker;
 import io.granary.metadata.config.MetadataConfig;
 import io.granary.metadata.events.DatasetEventPublisher;
+import io.granary.metadata.store.CachedBytes;
 import io.granary.metadata.store.MetadataCaches;
 import io.granary.metadata.store.WorkerRegistry;
 import io.granary.metadata.store.WorkerState;
@@ -29,14 +30,16 @@ public class Membership {
     private static final Logger LOG = Logger.getLogger(Membership.class);
 
     private final WorkerRegistry workers;
+    private final CachedBytes cachedBytes;
     private final MetadataCaches caches;
     private final DatasetEventPublisher events;
     private final Clock clock;
     private final Duration deadAfter;
 
-    Membership(WorkerRegistry workers, MetadataCaches caches, DatasetEventPublisher events, Clock clock,
+    Membership(WorkerRegistry workers, CachedBytes cachedBytes, MetadataCaches caches, DatasetEventPublisher events, Clock clock,
                MetadataConfig config) {
         this.workers = workers;
+        this.cachedBytes = cachedBytes;
         this.caches = caches;
         this.events = events;
         this.clock = clock;
@@ -72,6 +75,7 @@ public class Membership {
         });
         for (WorkerState state : lost) {
             LOG.warnf("worker %s missed its heartbeats since %s: left", state.worker().id(), state.worker().lastHeartbeat());
+            cachedBytes.dropWorker(state.worker().node(), state.worker().id());
             events.publish(DatasetEvent.membership(DatasetEvent.Type.WORKER_LEFT, state.worker().id(), clock.instant()));
         }
     }

@@ -2,13 +2,16 @@ package io.granary.metadata.store;
 
 import org.infinispan.Cache;
 import org.infinispan.commons.dataconversion.MediaType;
+import org.infinispan.configuration.cache.ConfigurationBuilder;
 import org.infinispan.configuration.parsing.ConfigurationBuilderHolder;
 import org.infinispan.configuration.parsing.ParserRegistry;
 import org.infinispan.manager.DefaultCacheManager;
 import org.infinispan.manager.EmbeddedCacheManager;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -27,9 +30,24 @@ public final class MetadataCaches implements AutoCloseable {
 
     public MetadataCaches(ClusterSettings settings) {
         ConfigurationBuilderHolder holder = new ParserRegistry().parse(xml(settings), MediaType.APPLICATION_XML);
-        manager = new DefaultCacheManager(holder, true);
-        // Starting the caches here (not lazily) waits for the initial state transfer from the other replicas.
-        manager.startCaches(DATASETS, FILES, WORKERS, STATS);
+        Map<String, ConfigurationBuilder> caches = new LinkedHashMap<>(holder.getNamedConfigurationBuilders());
+        holder.getNamedConfigurationBuilders().clear();
+        manager = new DefaultCacheManager(holder, true);  // joins the cluster: the members are known from here
+        // Joining replicas that stayed up: their state is the truth. Preloading our store from before would bring
+        // back whatever was deleted while we were down, since state transfer only adds entries; so it is purged.
+        // Alone (the first up, or a full restart), the store is all there is and is preloaded.
+        boolean joining = manager.getMembers() != null && manager.getMembers().size() > 1;
+        try {
+            caches.forEach((name, builder) -> {
+                builder.persistence().stores().forEach(store -> store.purgeOnStartup(joining).preload(!joining));
+                manager.defineConfiguration(name, builder.build());
+            });
+            // Starting the caches here (not lazily) waits for the initial state transfer from the other replicas.
+            manager.startCaches(DATASETS, FILES, WORKERS, STATS);
+        } catch (RuntimeException e) {
+            manager.stop();  // leave the cluster and free the port, or a retry could never bind it
+            throw e;
+        }
     }
 
     public Cache<String, String> datasets() {

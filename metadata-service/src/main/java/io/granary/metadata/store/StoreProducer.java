@@ -58,6 +58,12 @@ public class StoreProducer {
         return new CachedBytes(caches.stats());
     }
 
+    @Produces
+    @Singleton
+    LoadLeases loadLeases(MetadataCaches caches) {
+        return new LoadLeases(caches.stats());
+    }
+
     private static String hostName() {
         try {
             return InetAddress.getLocalHost().getHostName();
