@@ -70,18 +70,23 @@ start_service() {  # start_service MODULE PORT -Dkey=value...
 start_metadata() {
   METADATA_PORT=$(free_port)
   local cluster; cluster=$(free_port)
+  mkdir -p "$WORK/local"
   start_service metadata-service "$METADATA_PORT" -Dgranary.metadata.data-dir="$WORK/metadata" \
+    -Dgranary.metadata.allowed-roots="$WORK/local" \
     -Dgranary.metadata.secrets-dir="$WORK/secrets" -Dgranary.metadata.cluster.bind-port="$cluster" \
     "-Dgranary.metadata.cluster.initial-hosts=127.0.0.1[$cluster]"
   METADATA_URL="http://127.0.0.1:$METADATA_PORT"
 }
 
 create_dataset() {  # create_dataset NAME BUCKET BLOCKSIZE
-  curl -sf -XPOST "$METADATA_URL/api/v1/datasets" -H 'content-type: application/json' -d "{\"name\":\"$1\",
-    \"blockSize\":\"$3\",\"mounts\":[{\"uri\":\"s3://$2/\",\"credentialsRef\":\"bench-s3\",
-    \"options\":{\"endpoint\":\"$S3_URL\",\"region\":\"us-east-1\",\"pathStyle\":\"true\"}}]}" > /dev/null \
-    || die "cannot create dataset $1"
-  wait_until 120 "$WORK/metadata-service-$METADATA_PORT.log" \
+  create_dataset_over "$1" "{\"uri\":\"s3://$2/\",\"credentialsRef\":\"bench-s3\",
+    \"options\":{\"endpoint\":\"$S3_URL\",\"region\":\"us-east-1\",\"pathStyle\":\"true\"}}" "$3"
+}
+
+create_dataset_over() {  # create_dataset_over NAME MOUNT-JSON BLOCKSIZE [SECONDS]
+  curl -sf -XPOST "$METADATA_URL/api/v1/datasets" -H 'content-type: application/json' \
+    -d "{\"name\":\"$1\",\"blockSize\":\"$3\",\"mounts\":[$2]}" > /dev/null || die "cannot create dataset $1"
+  wait_until "${4:-120}" "$WORK/metadata-service-$METADATA_PORT.log" \
     bash -c "curl -sf '$METADATA_URL/api/v1/datasets/$1' | grep -q '\"phase\":\"Bound\"'"
 }
 
