@@ -25,7 +25,7 @@ start_kafka
 start_s3
 start_metadata
 MEM_DIR="/dev/shm/granary-bench-$$"
-EXTRA_CLEANUP=("$MEM_DIR")
+EXTRA_CLEANUP+=("$MEM_DIR")
 WORKER_PORT=$(free_port)
 # A MEM level smaller than the file, so part of it spills to the disk level and both are measured.
 start_service block-service "$WORKER_PORT" -Dgranary.block.worker-id=bench-worker \

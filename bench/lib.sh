@@ -4,6 +4,7 @@
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/granary-bench.XXXXXX")"
 PIDS=()
+EXTRA_CLEANUP=()
 S3_ACCESS=bench-access
 S3_SECRET=bench-secret-0123456789
 
@@ -88,6 +89,19 @@ create_dataset_over() {  # create_dataset_over NAME MOUNT-JSON BLOCKSIZE [SECOND
     -d "{\"name\":\"$1\",\"blockSize\":\"$3\",\"mounts\":[$2]}" > /dev/null || die "cannot create dataset $1"
   wait_until "${4:-120}" "$WORK/metadata-service-$METADATA_PORT.log" \
     bash -c "curl -sf '$METADATA_URL/api/v1/datasets/$1' | grep -q '\"phase\":\"Bound\"'"
+}
+
+start_worker() {  # start_worker ID MEM-QUOTA DISK-QUOTA: prints nothing, sets WORKER_URL
+  local port; port=$(free_port)
+  local mem="/dev/shm/granary-bench-$$-$1"
+  EXTRA_CLEANUP+=("$mem")
+  start_service block-service "$port" -Dgranary.block.worker-id="$1" -Dgranary.block.heartbeat-interval=1s \
+    -Dgranary.block.advertised-address="http://127.0.0.1:$port" \
+    -Dquarkus.rest-client.metadata.url="$METADATA_URL" -Dgranary.block.secrets-dir="$WORK/secrets" \
+    -Dgranary.block.allowed-roots="$WORK/local" \
+    -Dgranary.block.levels[0].paths="$mem" -Dgranary.block.levels[0].quota="$2" \
+    -Dgranary.block.levels[1].paths="$WORK/$1-disk" -Dgranary.block.levels[1].quota="$3"
+  WORKER_URL="http://127.0.0.1:$port"
 }
 
 etag_of() { curl -sf "$METADATA_URL/api/v1/datasets/$1/files/$2" | python3 -c 'import json,sys; print(json.load(sys.stdin)["etag"])'; }

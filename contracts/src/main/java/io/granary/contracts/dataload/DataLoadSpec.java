@@ -20,7 +20,10 @@ import java.util.regex.Pattern;
 public record DataLoadSpec(String dataset, List<Target> targets, List<String> files, boolean metadataOnly,
                            LoadPolicy policy, String schedule, int priority) {
 
-    /** minute hour day-of-month month day-of-week; names (MON, JAN) and @hourly-style macros are allowed. */
+    /**
+     * minute hour day-of-month month day-of-week, optionally led by a seconds field (six fields, Quartz style: for
+     * loads more often than once a minute); names (MON, JAN) and @hourly-style macros are allowed.
+     */
     private static final Pattern CRON_FIELD = Pattern.compile("[0-9A-Za-z*/,?LW#-]+");
     private static final Pattern CRON_MACRO = Pattern.compile("@(yearly|annually|monthly|weekly|daily|hourly)");
 
@@ -77,10 +80,10 @@ public record DataLoadSpec(String dataset, List<Target> targets, List<String> fi
         }
         String[] fields = schedule.strip().split("\\s+");
         boolean valid = fields.length == 1 ? CRON_MACRO.matcher(fields[0]).matches()
-                : fields.length == 5 && List.of(fields).stream().allMatch(f -> CRON_FIELD.matcher(f).matches());
+                : (fields.length == 5 || fields.length == 6) && List.of(fields).stream().allMatch(f -> CRON_FIELD.matcher(f).matches());
         if (!valid) {
             throw new ValidationException("schedule", "'" + schedule
-                    + "' is not a cron expression of five fields (minute hour day month weekday)");
+                    + "' is not a cron expression of five fields (minute hour day month weekday), or six with seconds first");
         }
     }
 }

@@ -16,14 +16,16 @@ import java.util.Map;
 /**
  * The outside world of a service under test, all real: a Kafka broker, an S3 server, a local directory for
  * {@code file://} mounts, and the packaged neighbour services named in the {@code services} init arg (in start
- * order, e.g. {@code metadata-service}), each a child JVM wired to the same broker and secrets.
+ * order, e.g. {@code metadata-service,block-service,block-service}: a name twice is two instances), each a child
+ * JVM wired to the same broker, secrets and metadata-service.
  *
  * <pre>
  * &#64;QuarkusTestResource(value = StackResource.class, initArgs = &#64;ResourceArg(name = "services", value = "metadata-service"))
  * </pre>
  *
  * Sets what {@link KafkaResource} and {@link S3Resource} set, plus {@code granary.test.local-root}, a fresh
- * {@code granary.test.work-dir} for the service under test, and {@code granary.test.<module>-url} for each service.
+ * {@code granary.test.work-dir} for the service under test, and {@code granary.test.<module>-url} for each service
+ * ({@code <module>-2-url} for its second instance...).
  */
 public class StackResource implements QuarkusTestResourceLifecycleManager {
 
@@ -49,12 +51,16 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
             Path localRoot = Files.createDirectories(dir.resolve("local"));
             config.put("granary.test.local-root", localRoot.toString());
             config.put("granary.test.work-dir", Files.createDirectories(dir.resolve("work")).toString());
+            Map<String, Integer> instances = new HashMap<>();
             for (String module : modules) {
+                String name = module.strip();
+                int instance = instances.merge(name, 1, Integer::sum);
+                String label = instance == 1 ? name : name + "-" + instance;
                 int port = Ports.free();
-                ServiceProcess service = ServiceProcess.start(module.strip(), port, serviceConfig(module.strip(), config),
-                        dir.resolve(module.strip()));
+                ServiceProcess service = ServiceProcess.start(name, port, serviceConfig(name, label, port, config),
+                        dir.resolve(label));
                 services.add(service);
-                config.put("granary.test." + module.strip() + "-url", service.url().toString());
+                config.put("granary.test." + label + "-url", service.url().toString());
             }
         } catch (IOException e) {
             stop();
@@ -64,10 +70,10 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
     }
 
     /** What each neighbour needs to share the broker, the S3 secrets and the local root with the service under test. */
-    private Map<String, String> serviceConfig(String module, Map<String, String> config) {
+    private Map<String, String> serviceConfig(String module, String label, int port, Map<String, String> config) {
         Map<String, String> properties = new HashMap<>();
         properties.put("kafka.bootstrap.servers", config.get("kafka.bootstrap.servers"));
-        Path data = dir.resolve(module).resolve("data");
+        Path data = dir.resolve(label).resolve("data");
         switch (module) {
             case "metadata-service" -> {
                 int clusterPort = Ports.freeForPeers();
@@ -77,6 +83,18 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
                 properties.put("granary.metadata.heartbeat-interval", "1s");
                 properties.put("granary.metadata.cluster.bind-port", Integer.toString(clusterPort));
                 properties.put("granary.metadata.cluster.initial-hosts", "127.0.0.1[" + clusterPort + "]");
+            }
+            case "block-service" -> {
+                properties.put("granary.block.worker-id", label);
+                properties.put("granary.block.advertised-address", "http://127.0.0.1:" + port);
+                properties.put("granary.block.heartbeat-interval", "1s");
+                properties.put("quarkus.rest-client.metadata.url", config.get("granary.test.metadata-service-url"));
+                properties.put("granary.block.allowed-roots", config.get("granary.test.local-root"));
+                properties.put("granary.block.secrets-dir", config.get("granary.secrets.dir"));
+                properties.put("granary.block.levels[0].paths", data.resolve("mem").toString());
+                properties.put("granary.block.levels[0].quota", "256MiB");
+                properties.put("granary.block.levels[1].paths", data.resolve("ssd").toString());
+                properties.put("granary.block.levels[1].quota", "1GiB");
             }
             default -> throw new IllegalArgumentException("StackResource cannot run " + module + " yet");
         }

@@ -1,0 +1,69 @@
+package io.granary.preload.rest;
+
+import io.granary.contracts.dataload.DataLoadSpec;
+import io.granary.contracts.dataload.DataLoadStatus;
+import io.granary.contracts.validation.ValidationException;
+import io.granary.preload.service.DataLoads;
+import io.smallrye.mutiny.Multi;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.jboss.resteasy.reactive.RestStreamElementType;
+
+import java.util.List;
+import java.util.Map;
+
+/** DataLoads: start one, watch it (a snapshot or a stream of server-sent events), cancel it. */
+@Path("/api/v1/dataloads")
+@Produces(MediaType.APPLICATION_JSON)
+public class DataLoadResource {
+
+    private final DataLoads loads;
+
+    DataLoadResource(DataLoads loads) {
+        this.loads = loads;
+    }
+
+    /** 202 with the load's id; 400 naming the field for bad input or an unknown dataset. */
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response create(DataLoadSpec spec) {
+        if (spec == null) {
+            throw new ValidationException("body", "a DataLoad is required");
+        }
+        DataLoadStatus status = loads.submit(null, spec.validate());
+        return Response.accepted(Map.of("id", status.id(), "status", status)).build();
+    }
+
+    @GET
+    public List<DataLoadStatus> list() {
+        return loads.list();
+    }
+
+    @GET
+    @Path("{id}")
+    public DataLoadStatus get(@PathParam("id") String id) {
+        return loads.get(id);
+    }
+
+    /** The status now, then each change (about twice a second while loading), until the load ends. */
+    @GET
+    @Path("{id}/events")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @RestStreamElementType(MediaType.APPLICATION_JSON)
+    public Multi<DataLoadStatus> events(@PathParam("id") String id) {
+        return loads.events(id);
+    }
+
+    @DELETE
+    @Path("{id}")
+    public Response cancel(@PathParam("id") String id) {
+        return Response.accepted(loads.cancel(id)).build();
+    }
+}

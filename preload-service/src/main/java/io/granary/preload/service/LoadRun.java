@@ -1,0 +1,287 @@
+package io.granary.preload.service;
+
+import io.granary.contracts.block.BlockLoadRequest;
+import io.granary.contracts.block.BlockLoadResult;
+import io.granary.contracts.block.BlockRef;
+import io.granary.contracts.block.Blocks;
+import io.granary.contracts.dataload.DataLoadPhase;
+import io.granary.contracts.dataload.Target;
+import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.DatasetPhase;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.dataset.FileListing;
+import io.granary.contracts.placement.RendezvousPlacement;
+import io.granary.contracts.worker.Worker;
+import io.granary.preload.client.MetadataClient;
+import io.granary.preload.client.Workers;
+import jakarta.ws.rs.WebApplicationException;
+import org.jboss.logging.Logger;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * One run of a DataLoad. Targets are expanded into files from the metadata cache, a page at a time (so a tree of
+ * millions of files never sits in memory); each page's blocks go to their owners by rendezvous placement, in
+ * batches, every worker's batches in parallel with at most {@code concurrency-per-worker} in flight at it. A first
+ * pass over the same listing counts files and bytes, so progress has a total from the start.
+ */
+final class LoadRun {
+
+    private static final Logger LOG = Logger.getLogger(LoadRun.class);
+    private static final int PAGE = 1000;
+
+    private final TrackedLoad load;
+    private final MetadataClient metadata;
+    private final Workers workers;
+    private final ExecutorService batches;
+    private final Map<String, Semaphore> perWorker;
+    private final int concurrencyPerWorker;
+    private final int batchBlocks;
+    private final Throttle throttle;
+    private final Progress progress;
+    private final Consumer<Progress> report;
+
+    LoadRun(TrackedLoad load, MetadataClient metadata, Workers workers, ExecutorService batches,
+            Map<String, Semaphore> perWorker, int concurrencyPerWorker, int batchBlocks, Throttle throttle,
+            Progress progress, Consumer<Progress> report) {
+        this.load = load;
+        this.metadata = metadata;
+        this.workers = workers;
+        this.batches = batches;
+        this.perWorker = perWorker;
+        this.concurrencyPerWorker = concurrencyPerWorker;
+        this.batchBlocks = batchBlocks;
+        this.throttle = throttle;
+        this.progress = progress;
+        this.report = report;
+    }
+
+    /** @return the phase the run ended in */
+    DataLoadPhase run() throws InterruptedException {
+        Dataset dataset = dataset();
+        if (dataset == null) {
+            progress.failed("", "dataset " + load.spec.dataset() + " no longer exists");
+            return DataLoadPhase.FAILED;
+        }
+        if (load.spec.metadataOnly()) {
+            return refreshMetadata(dataset);
+        }
+        List<Worker> live = metadata.workers().stream()
+                .filter(worker -> worker.live() && worker.matches(dataset.spec().nodeSelector())).toList();
+        if (live.isEmpty()) {
+            progress.failed("", "no live cache worker may hold dataset " + dataset.name());
+            return DataLoadPhase.FAILED;
+        }
+        long blockSize = dataset.spec().blockSizeBytes();
+        int defaultReplicas = dataset.spec().replicas() == null ? 1 : dataset.spec().replicas();
+        List<Selection> selections = selections(defaultReplicas);
+        for (Selection selection : selections) {
+            selection.forEachPage(this, page -> page.forEach(file -> {
+                progress.filesTotal.incrementAndGet();
+                progress.bytesTotal.addAndGet(file.size() * selection.replicas());
+            }));
+        }
+        report.accept(progress);
+        for (Selection selection : selections) {
+            if (!selection.forEachPage(this, page -> loadPage(page, selection.replicas(), blockSize, live, dataset))) {
+                break;
+            }
+        }
+        if (load.cancelled) {
+            return DataLoadPhase.CANCELLED;
+        }
+        return progress.failures() > 0 ? DataLoadPhase.FAILED : DataLoadPhase.COMPLETE;
+    }
+
+    private Dataset dataset() {
+        try {
+            return metadata.dataset(load.spec.dataset());
+        } catch (WebApplicationException e) {
+            if (e.getResponse().getStatus() == 404) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    /** metadataOnly: list the dataset from the under-store again into the metadata cache, and no block. */
+    private DataLoadPhase refreshMetadata(Dataset before) throws InterruptedException {
+        Instant asked = Instant.now();
+        metadata.sync(before.name());
+        while (!load.cancelled) {
+            Dataset now = metadata.dataset(before.name());
+            if (now.status().phase() == DatasetPhase.FAILED) {
+                progress.failed("", now.status().reason());
+                return DataLoadPhase.FAILED;
+            }
+            if (now.status().syncedAt() != null && !now.status().syncedAt().isBefore(asked)) {
+                progress.filesTotal.set(now.status().fileCount());
+                progress.filesDone.set(now.status().fileCount());
+                return DataLoadPhase.COMPLETE;
+            }
+            Thread.sleep(200);
+        }
+        return DataLoadPhase.CANCELLED;
+    }
+
+    /**
+     * Every file of the page, block by block, to its owners; returns once every batch has answered.
+     *
+     * @throws InterruptedException when the service stops: the load is left as it is, to run again at the next start
+     */
+    private void loadPage(List<FileInfo> page, int replicas, long blockSize, List<Worker> live, Dataset dataset)
+            throws InterruptedException {
+        Map<Worker, List<BlockRef>> byOwner = new HashMap<>();
+        Map<String, AtomicInteger> remaining = new HashMap<>();
+        Map<String, FileInfo> files = new HashMap<>();
+        for (FileInfo file : page) {
+            int blocks = Blocks.count(file.size(), blockSize);
+            files.put(file.path(), file);
+            remaining.put(file.path(), new AtomicInteger(blocks * replicas));
+            if (blocks == 0) {
+                progress.filesDone.incrementAndGet();  // an empty file has nothing to cache
+            }
+            for (int index = 0; index < blocks; index++) {
+                BlockRef ref = new BlockRef(file.path(), file.etag(), index);
+                for (Worker owner : RendezvousPlacement.owners(ref.id(dataset.name()).toString(), live,
+                        dataset.spec().nodeSelector(), replicas)) {
+                    byOwner.computeIfAbsent(owner, w -> new ArrayList<>()).add(ref);
+                }
+            }
+        }
+        List<Future<?>> sent = new ArrayList<>();
+        byOwner.forEach((owner, refs) -> {
+            for (int from = 0; from < refs.size(); from += batchBlocks) {
+                List<BlockRef> batch = refs.subList(from, Math.min(refs.size(), from + batchBlocks));
+                sent.add(batches.submit(() -> {
+                    send(owner, batch, blockSize, files, remaining);
+                    return null;
+                }));
+            }
+        });
+        for (Future<?> future : sent) {
+            try {
+                future.get();
+            } catch (ExecutionException e) {
+                LOG.errorf(e.getCause(), "DataLoad %s: a batch failed", load.id);  // send() fails its own files
+            }
+        }
+    }
+
+    private void send(Worker owner, List<BlockRef> batch, long blockSize, Map<String, FileInfo> files,
+                      Map<String, AtomicInteger> remaining) throws InterruptedException {
+        long bytes = 0;
+        for (BlockRef ref : batch) {
+            bytes += Blocks.length(files.get(ref.path()).size(), blockSize, ref.index());
+        }
+        throttle.acquire(bytes);
+        Semaphore slots = perWorker.computeIfAbsent(owner.address(), a -> new Semaphore(concurrencyPerWorker));
+        slots.acquire();
+        BlockLoadResult result;
+        try {
+            if (load.cancelled) {
+                return;  // checked after the waits: a cancel while this batch waited its turn stops it
+            }
+            result = workers.at(owner.address()).load(new BlockLoadRequest(load.spec.dataset(), batch));
+        } catch (RuntimeException e) {
+            // A worker that fails (or died) fails its blocks' files; the next run of the load tries them again.
+            for (BlockRef ref : batch) {
+                blockDone(ref.path(), remaining, "worker " + owner.id() + " failed: " + e.getMessage());
+            }
+            return;
+        } finally {
+            slots.release();
+        }
+        progress.bytesDone.addAndGet(result.bytes());
+        Map<String, String> failedPaths = new HashMap<>();
+        result.errors().forEach(error -> failedPaths.putIfAbsent(error.path(), error.reason()));
+        for (BlockRef ref : batch) {
+            blockDone(ref.path(), remaining, failedPaths.get(ref.path()));
+        }
+    }
+
+    /** Counts one block copy of a file; the file is done (or failed, once) when its last copy answers. */
+    private void blockDone(String path, Map<String, AtomicInteger> remaining, String failure) {
+        AtomicInteger left = remaining.get(path);
+        if (failure != null) {
+            if (left.getAndSet(-1) >= 0) {
+                progress.failed(path, failure);
+            }
+            return;
+        }
+        if (left.decrementAndGet() == 0) {
+            progress.filesDone.incrementAndGet();
+        }
+    }
+
+    private interface PageAction {
+        void accept(List<FileInfo> page) throws InterruptedException;
+    }
+
+    /** A target or listed file to load, and how many copies of its blocks. */
+    private record Selection(String path, boolean file, int replicas) {
+
+        /** Calls {@code each} per page of files; false when the load was cancelled on the way. */
+        boolean forEachPage(LoadRun run, PageAction each) throws InterruptedException {
+            if (file) {
+                each.accept(List.of(run.metadata.stat(run.load.spec.dataset(), path)));
+                return !run.load.cancelled;
+            }
+            String cursor = null;
+            do {
+                if (run.load.cancelled) {
+                    return false;
+                }
+                FileListing page = run.metadata.files(run.load.spec.dataset(), path, cursor, PAGE);
+                each.accept(page.files());
+                cursor = page.nextCursor();
+            } while (cursor != null);
+            return true;
+        }
+    }
+
+    /** Targets as directory prefixes or single files (a target that names a file is that file), then the files. */
+    private List<Selection> selections(int defaultReplicas) {
+        List<Selection> selections = new ArrayList<>();
+        for (Target target : load.spec.targets()) {
+            int replicas = target.replicas() == null ? defaultReplicas : target.replicas();
+            String path = target.path();
+            if (!path.isEmpty() && !path.endsWith("/") && isFile(path)) {
+                selections.add(new Selection(path, true, replicas));
+            } else {
+                selections.add(new Selection(path.isEmpty() || path.endsWith("/") ? path : path + "/", false,
+                        replicas));
+            }
+        }
+        for (String file : load.spec.files()) {
+            if (isFile(file)) {
+                selections.add(new Selection(file, true, defaultReplicas));
+            } else {
+                progress.failed(file, "no such file in dataset " + load.spec.dataset());
+            }
+        }
+        return selections;
+    }
+
+    private boolean isFile(String path) {
+        try {
+            metadata.stat(load.spec.dataset(), path);
+            return true;
+        } catch (WebApplicationException e) {
+            if (e.getResponse().getStatus() == 404) {
+                return false;
+            }
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,301 @@
+package io.granary.preload;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.contracts.dataload.DataLoadPhase;
+import io.granary.contracts.dataload.DataLoadStatus;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.events.DeadLetter;
+import io.granary.contracts.events.Topics;
+import io.granary.contracts.worker.Worker;
+import io.granary.devstack.testing.S3Resource;
+import io.granary.devstack.testing.StackResource;
+import io.granary.preload.service.DataLoads;
+import io.granary.ufs.Credentials;
+import io.granary.ufs.S3Location;
+import io.granary.ufs.S3UnderStore;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.smallrye.reactive.messaging.kafka.companion.KafkaCompanion;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+
+/**
+ * DataLoads against a real Kafka broker, S3Proxy, a real metadata-service and two real block-service workers (child
+ * processes). What is cached is checked on the workers themselves, against rendezvous placement.
+ */
+@QuarkusTest
+@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false,
+        initArgs = @ResourceArg(name = "services", value = "metadata-service,block-service,block-service"))
+class DataLoadTest {
+
+    private static final int MIB = 1 << 20;
+
+    @ConfigProperty(name = "granary.test.metadata-service-url")
+    String metadataUrl;
+
+    @ConfigProperty(name = "granary.test.local-root")
+    Path localRoot;
+
+    @ConfigProperty(name = "granary.devstack.s3.endpoint")
+    String s3;
+
+    @ConfigProperty(name = "granary.devstack.s3.data-dir")
+    Path buckets;
+
+    @ConfigProperty(name = "kafka.bootstrap.servers")
+    String bootstrap;
+
+    @TestHTTPResource("/")
+    URL base;
+
+    @Inject
+    ObjectMapper json;
+
+    @Test
+    void aRequestOnKafkaWarmsEveryBlockOnItsOwnerWithMonotonicProgress() throws Exception {
+        Cluster cluster = new Cluster(metadataUrl);
+        Cluster.files(localRoot.resolve("warm/train"), 2000, 3000, 1);
+        Files.createDirectories(buckets.resolve("warm-big"));
+        try (S3UnderStore bucket = new S3UnderStore(new S3Location(URI.create(s3), "us-east-1", "warm-big", "", true),
+                new Credentials(S3Resource.ACCESS_KEY, S3Resource.SECRET_KEY))) {
+            byte[] big = new byte[10 * MIB + 5];
+            new Random(2).nextBytes(big);
+            bucket.write("model.bin", new ByteArrayInputStream(big), big.length);
+        }
+        // The small files on a local mount, the multi-block file in S3 under the mount named "ckpt".
+        cluster.dataset("warm", "1MiB", "[{\"uri\":\"" + localRoot.resolve("warm").toUri() + "\"},"
+                + "{\"uri\":\"s3://warm-big/\",\"name\":\"ckpt\",\"credentialsRef\":\"devstack-s3\","
+                + "\"options\":{\"endpoint\":\"" + s3 + "\",\"pathStyle\":\"true\"}}]");
+        List<Worker> workers = cluster.liveWorkers(2);
+        List<FileInfo> files = cluster.files("warm");
+        assertThat(files).hasSize(2001);
+
+        String request = """
+                {"requestId":"pipeline-42","dataset":"warm","targets":[{"path":"/train"},{"path":"ckpt/model.bin"}]}""";
+        String id = DataLoads.idOf("pipeline-42");
+        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
+            kafka.produceStrings().fromRecords(new ProducerRecord<>(Topics.PRELOAD_REQUESTS, "warm", request))
+                    .awaitCompletion();
+            await().atMost(Duration.ofSeconds(120)).until(() -> phase(id) == DataLoadPhase.COMPLETE);
+
+            List<DataLoadStatus> progress = statuses(kafka, id);
+            assertThat(progress.get(0).phase()).isEqualTo(DataLoadPhase.PENDING);
+            DataLoadStatus last = progress.get(progress.size() - 1);
+            assertThat(last.phase()).isEqualTo(DataLoadPhase.COMPLETE);
+            assertThat(last.filesDone()).isEqualTo(2001).isEqualTo(last.filesTotal());
+            long total = files.stream().mapToLong(FileInfo::size).sum();
+            assertThat(last.bytesDone()).isEqualTo(total).isEqualTo(last.bytesTotal());
+            for (int i = 1; i < progress.size(); i++) {
+                assertThat(progress.get(i).filesDone()).isGreaterThanOrEqualTo(progress.get(i - 1).filesDone());
+                assertThat(progress.get(i).bytesDone()).isGreaterThanOrEqualTo(progress.get(i - 1).bytesDone());
+            }
+        }
+        Map<String, Long> expected = Cluster.expectedBytes("warm", files, MIB, workers, 1);
+        assertThat(expected.values()).allSatisfy(bytes -> assertThat(bytes).isPositive());
+        for (Worker worker : workers) {
+            assertThat(Cluster.heldBy(worker.address(), "warm")).as(worker.id())
+                    .isEqualTo(expected.get(worker.address()));
+        }
+    }
+
+    @Test
+    void twoReplicasPutEveryBlockOnBothWorkers() {
+        Cluster cluster = new Cluster(metadataUrl);
+        Cluster.files(localRoot.resolve("twice"), 200, 5000, 3);
+        cluster.dataset("twice", "1MiB", "[{\"uri\":\"" + localRoot.resolve("twice").toUri() + "\"}]");
+        List<Worker> workers = cluster.liveWorkers(2);
+        long total = cluster.files("twice").stream().mapToLong(FileInfo::size).sum();
+
+        String id = start("{\"dataset\":\"twice\",\"targets\":[{\"path\":\"/\",\"replicas\":2}]}");
+        await().atMost(Duration.ofSeconds(120)).until(() -> phase(id) == DataLoadPhase.COMPLETE);
+
+        given().get("/api/v1/dataloads/" + id).then().body("filesDone", equalTo(200))
+                .body("bytesDone", equalTo((int) (2 * total)));
+        for (Worker worker : workers) {
+            assertThat(Cluster.heldBy(worker.address(), "twice")).as(worker.id()).isEqualTo(total);
+        }
+    }
+
+    @Test
+    void theSameRequestIdTwiceRunsOneLoad() throws Exception {
+        Cluster cluster = new Cluster(metadataUrl);
+        Cluster.files(localRoot.resolve("once"), 30, 1000, 4);
+        cluster.dataset("once", "1MiB", "[{\"uri\":\"" + localRoot.resolve("once").toUri() + "\"}]");
+        String request = "{\"requestId\":\"nightly-7\",\"dataset\":\"once\",\"targets\":[{\"path\":\"\"}]}";
+        String id = DataLoads.idOf("nightly-7");
+        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
+            kafka.produceStrings().fromRecords(new ProducerRecord<>(Topics.PRELOAD_REQUESTS, "once", request),
+                    new ProducerRecord<>(Topics.PRELOAD_REQUESTS, "once", request)).awaitCompletion();
+            await().atMost(Duration.ofSeconds(60)).until(() -> phase(id) == DataLoadPhase.COMPLETE);
+            // the second copy has been read too once the consumer moved past it
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(given().get("/q/metrics").asString())
+                    .contains("granary_events_consumed_total{topic=\"granary.preload.requests\"}"));
+            Thread.sleep(1000);
+            assertThat(statuses(kafka, id).stream().filter(s -> s.phase() == DataLoadPhase.LOADING)
+                    .map(DataLoadStatus::startedAt).distinct()).hasSize(1);
+        }
+        assertThat(given().get("/api/v1/dataloads").jsonPath().getList("id")).containsOnlyOnce(id);
+    }
+
+    @Test
+    void metadataOnlyRefreshesTheMetadataCacheAndLoadsNoBlock() throws Exception {
+        Cluster cluster = new Cluster(metadataUrl);
+        Cluster.files(localRoot.resolve("meta"), 10, 1000, 5);
+        cluster.dataset("meta", "1MiB", "[{\"uri\":\"" + localRoot.resolve("meta").toUri() + "\"}]");
+        Files.writeString(localRoot.resolve("meta/added-later.txt"), "new");
+        List<Worker> workers = cluster.liveWorkers(2);
+
+        String id = start("{\"dataset\":\"meta\",\"targets\":[{\"path\":\"/\"}],\"metadataOnly\":true}");
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(id) == DataLoadPhase.COMPLETE);
+
+        assertThat(cluster.files("meta")).extracting(FileInfo::path).contains("added-later.txt").hasSize(11);
+        for (Worker worker : workers) {
+            assertThat(Cluster.heldBy(worker.address(), "meta")).isZero();
+        }
+    }
+
+    @Test
+    void aCronLoadRunsOnItsScheduleUntilCancelled() throws Exception {
+        Cluster cluster = new Cluster(metadataUrl);
+        Cluster.files(localRoot.resolve("cron"), 5, 100, 6);
+        cluster.dataset("cron", "1MiB", "[{\"uri\":\"" + localRoot.resolve("cron").toUri() + "\"}]");
+
+        String id = start("{\"dataset\":\"cron\",\"targets\":[{\"path\":\"\"}],\"policy\":\"Cron\","
+                + "\"schedule\":\"*/2 * * * * *\"}");
+        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> statuses(kafka, id).stream()
+                    .filter(s -> s.phase() == DataLoadPhase.COMPLETE).map(DataLoadStatus::startedAt)
+                    .distinct().count() >= 2);
+        }
+        given().delete("/api/v1/dataloads/" + id).then().statusCode(202);
+        await().atMost(Duration.ofSeconds(30)).until(() -> phase(id) == DataLoadPhase.CANCELLED);
+    }
+
+    @Test
+    void cancelStopsALoadBeforeItStarts() {
+        Cluster cluster = new Cluster(metadataUrl);
+        Cluster.files(localRoot.resolve("cancel"), 100, 1000, 8);
+        cluster.dataset("cancel", "1MiB", "[{\"uri\":\"" + localRoot.resolve("cancel").toUri() + "\"}]");
+        String cron = start("{\"dataset\":\"cancel\",\"targets\":[{\"path\":\"\"}],\"policy\":\"Cron\","
+                + "\"schedule\":\"0 0 1 1 *\"}");  // next New Year: it waits
+
+        given().delete("/api/v1/dataloads/" + cron).then().statusCode(202).body("phase", equalTo("Cancelled"));
+        given().get("/api/v1/dataloads/" + cron).then().body("phase", equalTo("Cancelled"))
+                .body("bytesDone", equalTo(0));
+        // (A load cancelled while it runs: ResumeIT, where a bandwidth limit makes it run long enough.)
+    }
+
+    @Test
+    void malformedRequestsAreDeadLetteredWithAReasonAndTheNextGoodOneRuns() throws Exception {
+        Cluster cluster = new Cluster(metadataUrl);
+        Cluster.files(localRoot.resolve("after"), 3, 100, 9);
+        cluster.dataset("after", "1MiB", "[{\"uri\":\"" + localRoot.resolve("after").toUri() + "\"}]");
+        List<String> bad = List.of(
+                "{not json",
+                "{\"requestId\":\"bad-dataset\",\"dataset\":\"no-such-dataset\",\"targets\":[{\"path\":\"\"}]}",
+                "{\"requestId\":\"bad-targets\",\"dataset\":\"after\",\"targets\":[]}",
+                "{\"requestId\":\"bad-cron\",\"dataset\":\"after\",\"targets\":[{\"path\":\"\"}],\"policy\":\"Cron\","
+                        + "\"schedule\":\"99 * * * *\"}");
+        String good = "{\"requestId\":\"good-after-bad\",\"dataset\":\"after\",\"targets\":[{\"path\":\"\"}]}";
+        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
+            List<ProducerRecord<String, String>> records = new ArrayList<>();
+            bad.forEach(value -> records.add(new ProducerRecord<>(Topics.PRELOAD_REQUESTS, "after", value)));
+            records.add(new ProducerRecord<>(Topics.PRELOAD_REQUESTS, "after", good));
+            kafka.produceStrings().fromRecords(records).awaitCompletion();
+
+            await().atMost(Duration.ofSeconds(60)).until(() -> phase(DataLoads.idOf("good-after-bad"))
+                    == DataLoadPhase.COMPLETE);
+            List<ConsumerRecord<String, String>> dead = kafka.consumeStrings().fromTopics(Topics.DEADLETTER)
+                    .awaitRecords(4, Duration.ofSeconds(60)).getRecords();
+            assertThat(dead).extracting(ConsumerRecord::value).containsAll(bad);
+            assertThat(dead).allSatisfy(record -> assertThat(new String(record.headers()
+                    .lastHeader(DeadLetter.REASON_HEADER).value(), StandardCharsets.UTF_8)).isNotBlank());
+            DataLoadStatus refused = statuses(kafka, DataLoads.idOf("bad-dataset")).get(0);
+            assertThat(refused.phase()).isEqualTo(DataLoadPhase.FAILED);
+            assertThat(refused.errors().get(0).reason()).contains("no-such-dataset");
+            assertThat(statuses(kafka, DataLoads.idOf("bad-cron")).get(0).errors().get(0).reason())
+                    .contains("schedule");
+        }
+    }
+
+    @Test
+    void restNamesTheBadFieldAndStreamsProgressAsServerSentEvents() throws Exception {
+        given().contentType(ContentType.JSON).body("{\"dataset\":\"Bad_Name\",\"targets\":[{\"path\":\"\"}]}")
+                .post("/api/v1/dataloads").then().statusCode(400).contentType("application/problem+json")
+                .body("field", equalTo("dataset"));
+        given().contentType(ContentType.JSON).body("{\"dataset\":\"nowhere\",\"targets\":[{\"path\":\"\"}]}")
+                .post("/api/v1/dataloads").then().statusCode(400).body("field", equalTo("dataset"));
+        given().contentType(ContentType.JSON).body("{\"dataset\":\"after\",\"targets\":[{\"path\":\"\"}],"
+                + "\"policy\":\"Cron\",\"schedule\":\"61 * * * *\"}").post("/api/v1/dataloads").then().statusCode(400)
+                .body("field", equalTo("schedule"));
+        given().contentType(ContentType.JSON).body("{\"dataset\":\"after\",\"targets\":[{\"path\":\"../x\"}]}")
+                .post("/api/v1/dataloads").then().statusCode(400).body("field", equalTo("targets[0].path"));
+        given().get("/api/v1/dataloads/nope").then().statusCode(404);
+
+        Cluster cluster = new Cluster(metadataUrl);
+        Cluster.files(localRoot.resolve("sse"), 50, 20_000, 10);
+        cluster.dataset("sse", "1MiB", "[{\"uri\":\"" + localRoot.resolve("sse").toUri() + "\"}]");
+        String id = start("{\"dataset\":\"sse\",\"targets\":[{\"path\":\"\"}]}");
+        HttpResponse<Stream<String>> events = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create(base + "api/v1/dataloads/" + id + "/events")).timeout(Duration.ofSeconds(60)).build(),
+                HttpResponse.BodyHandlers.ofLines());
+        assertThat(events.headers().firstValue("Content-Type")).hasValueSatisfying(type ->
+                assertThat(type).startsWith("text/event-stream"));
+        List<DataLoadStatus> seen = events.body().filter(line -> line.startsWith("data:"))
+                .map(line -> read(line.substring(5).strip())).toList();  // the stream ends with the load
+        assertThat(seen).isNotEmpty();
+        assertThat(seen.get(seen.size() - 1).phase()).isEqualTo(DataLoadPhase.COMPLETE);
+        assertThat(seen.get(seen.size() - 1).filesDone()).isEqualTo(50);
+    }
+
+    private String start(String body) {
+        return given().contentType(ContentType.JSON).body(body).post("/api/v1/dataloads").then().statusCode(202)
+                .extract().jsonPath().getString("id");
+    }
+
+    private DataLoadPhase phase(String id) {
+        var response = given().get("/api/v1/dataloads/" + id);
+        return response.statusCode() == 200 ? read(response.asString()).phase() : null;
+    }
+
+    private List<DataLoadStatus> statuses(KafkaCompanion kafka, String id) {
+        return kafka.consumeStrings().fromTopics(Topics.PRELOAD_STATUS, Duration.ofSeconds(3)).awaitCompletion()
+                .getRecords().stream().filter(record -> id.equals(record.key()))
+                .map(record -> read(record.value())).toList();
+    }
+
+    private DataLoadStatus read(String value) {
+        try {
+            return json.readValue(value, DataLoadStatus.class);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package io.granary.preload;
+
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.worker.Worker;
+import io.granary.devstack.Ports;
+import io.granary.devstack.ServiceProcess;
+import io.granary.devstack.testing.StackResource;
+import io.restassured.http.ContentType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The packaged preload-service stopped in the middle of a load and started again on the same data directory: the
+ * load resumes (blocks already cached cost a lookup) and ends with everything on the workers.
+ */
+class ResumeIT {
+
+    private static StackResource stack;
+    private static Map<String, String> config;
+
+    @BeforeAll
+    static void stack() {
+        stack = new StackResource();
+        stack.init(Map.of("services", "metadata-service,block-service"));
+        config = stack.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        stack.stop();
+    }
+
+    /** 16 MiB/s: a load of 80 MiB takes five seconds, long enough to stop it half-way. */
+    private static Map<String, String> preloadConfig(Path data) {
+        return Map.of(
+                "kafka.bootstrap.servers", config.get("kafka.bootstrap.servers"),
+                "quarkus.rest-client.metadata.url", config.get("granary.test.metadata-service-url"),
+                "granary.preload.data-dir", data.toString(),
+                "granary.preload.bandwidth-limit", "16MiB");
+    }
+
+    @Test
+    void cancelStopsALoadMidWay() throws IOException {
+        Path local = Path.of(config.get("granary.test.local-root"));
+        Cluster.files(local.resolve("halt"), 40, 2 << 20, 12);
+        Cluster cluster = new Cluster(config.get("granary.test.metadata-service-url"));
+        cluster.dataset("halt", "1MiB", "[{\"uri\":\"" + local.resolve("halt").toUri() + "\"}]");
+        String worker = cluster.liveWorkers(1).get(0).address();
+        Path data = Files.createDirectories(Path.of(config.get("granary.test.work-dir")).resolve("halt"));
+        int port = Ports.free();
+        String url = "http://127.0.0.1:" + port;
+        try (ServiceProcess preload = ServiceProcess.start("preload-service", port, preloadConfig(data), data)) {
+            String id = given().baseUri(url).contentType(ContentType.JSON)
+                    .body("{\"dataset\":\"halt\",\"targets\":[{\"path\":\"\"}]}").post("/api/v1/dataloads")
+                    .then().statusCode(202).extract().jsonPath().getString("id");
+            await().atMost(Duration.ofSeconds(60)).until(() -> given().baseUri(url).get("/api/v1/dataloads/" + id)
+                    .jsonPath().getLong("bytesDone") > 0);
+
+            given().baseUri(url).delete("/api/v1/dataloads/" + id).then().statusCode(202);
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> "Cancelled".equals(given().baseUri(url)
+                    .get("/api/v1/dataloads/" + id).jsonPath().getString("phase")));
+            long held = Cluster.heldBy(worker, "halt");
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+                    .until(() -> Cluster.heldBy(worker, "halt") == held);
+            long total = cluster.files("halt").stream().mapToLong(FileInfo::size).sum();
+            assertThat(held).as("stopped before the end").isLessThan(total);
+        }
+    }
+
+    @Test
+    void aLoadInterruptedByARestartCompletes() throws IOException {
+        Path local = Path.of(config.get("granary.test.local-root"));
+        Cluster.files(local.resolve("resume"), 40, 2 << 20, 11);  // 80 MiB at 16 MiB/s: five seconds of loading
+        Cluster cluster = new Cluster(config.get("granary.test.metadata-service-url"));
+        cluster.dataset("resume", "1MiB", "[{\"uri\":\"" + local.resolve("resume").toUri() + "\"}]");
+        List<Worker> workers = cluster.liveWorkers(1);
+        Path data = Files.createDirectories(Path.of(config.get("granary.test.work-dir")).resolve("preload"));
+        int port = Ports.free();
+        Map<String, String> properties = preloadConfig(data);
+        String url = "http://127.0.0.1:" + port;
+        String id;
+        try (ServiceProcess preload = ServiceProcess.start("preload-service", port, properties, data.resolve("logs"))) {
+            id = given().baseUri(url).contentType(ContentType.JSON)
+                    .body("{\"dataset\":\"resume\",\"targets\":[{\"path\":\"\"}]}").post("/api/v1/dataloads")
+                    .then().statusCode(202).extract().jsonPath().getString("id");
+            await().atMost(Duration.ofSeconds(60)).until(() -> given().baseUri(url).get("/api/v1/dataloads/" + id)
+                    .jsonPath().getLong("bytesDone") > 0);
+        }
+        long heldAtStop = Cluster.heldBy(workers.get(0).address(), "resume");
+        long total = cluster.files("resume").stream().mapToLong(FileInfo::size).sum();
+        assertThat(heldAtStop).as("stopped mid-way").isLessThan(total);
+
+        try (ServiceProcess preload = ServiceProcess.start("preload-service", port, properties, data.resolve("logs2"))) {
+            await().atMost(Duration.ofSeconds(120)).until(() -> "Complete".equals(given().baseUri(url)
+                    .get("/api/v1/dataloads/" + id).jsonPath().getString("phase")));
+            given().baseUri(url).get("/api/v1/dataloads/" + id).then().statusCode(200);
+            assertThat(given().baseUri(url).get("/api/v1/dataloads/" + id).jsonPath().getLong("filesDone"))
+                    .isEqualTo(40);
+        }
+        assertThat(Cluster.heldBy(workers.get(0).address(), "resume")).isEqualTo(total);
+    }
+}
