@@ -94,6 +94,15 @@ final class ChildProcess implements AutoCloseable {
         return log;
     }
 
+    /** Kills the child at once (SIGKILL): no shutdown hook of its own runs, as when a node dies. */
+    void kill() {
+        try {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Blocks until the child exits on its own. */
     int waitFor() throws InterruptedException {
         return process.waitFor();

@@ -58,6 +58,11 @@ public final class ServiceProcess implements AutoCloseable {
         return child.pid();
     }
 
+    /** Kills the service at once (SIGKILL), with no graceful shutdown: a crash, not a stop. */
+    public void kill() {
+        child.kill();
+    }
+
     @Override
     public void close() {
         child.close();

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The packaged preload-service stopped in the middle of a load and started again on the same data directory: the
+ * The packaged preload-service killed in the middle of a load and started again on the same data directory: the
  * load resumes (blocks already cached cost a lookup) and ends with everything on the workers.
  */
 class ResumeIT {
@@ -42,13 +42,13 @@ class ResumeIT {
         stack.stop();
     }
 
-    /** 16 MiB/s: a load of 80 MiB takes five seconds, long enough to stop it half-way. */
+    /** 8 MiB/s: a load of 80 MiB takes ten seconds, and its second batch goes out seconds after the first. */
     private static Map<String, String> preloadConfig(Path data) {
         return Map.of(
                 "kafka.bootstrap.servers", config.get("kafka.bootstrap.servers"),
                 "quarkus.rest-client.metadata.url", config.get("granary.test.metadata-service-url"),
                 "granary.preload.data-dir", data.toString(),
-                "granary.preload.bandwidth-limit", "16MiB");
+                "granary.preload.bandwidth-limit", "8MiB");
     }
 
     @Test
@@ -83,7 +83,7 @@ class ResumeIT {
     @Test
     void aLoadInterruptedByARestartCompletes() throws IOException {
         Path local = Path.of(config.get("granary.test.local-root"));
-        Cluster.files(local.resolve("resume"), 40, 2 << 20, 11);  // 80 MiB at 16 MiB/s: five seconds of loading
+        Cluster.files(local.resolve("resume"), 40, 2 << 20, 11);  // 80 MiB at 8 MiB/s: ten seconds of loading
         Cluster cluster = new Cluster(config.get("granary.test.metadata-service-url"));
         cluster.dataset("resume", "1MiB", "[{\"uri\":\"" + local.resolve("resume").toUri() + "\"}]");
         List<Worker> workers = cluster.liveWorkers(1);
@@ -98,6 +98,7 @@ class ResumeIT {
                     .then().statusCode(202).extract().jsonPath().getString("id");
             await().atMost(Duration.ofSeconds(60)).until(() -> given().baseUri(url).get("/api/v1/dataloads/" + id)
                     .jsonPath().getLong("bytesDone") > 0);
+            preload.kill();  // SIGKILL mid-load: nothing gets to save or say goodbye
         }
         long heldAtStop = Cluster.heldBy(workers.get(0).address(), "resume");
         long total = cluster.files("resume").stream().mapToLong(FileInfo::size).sum();
