@@ -100,7 +100,7 @@ public class DataLoads {
         for (LoadRecord record : store.all()) {
             TrackedLoad load = new TrackedLoad(record);
             loads.put(load.id, load);
-            if (load.over() || !load.cron() && TrackedLoad.ENDED.contains(load.status.phase())) {
+            if (load.over()) {
                 continue;
             }
             if (load.status.phase() == DataLoadPhase.LOADING) {

@@ -3,6 +3,7 @@ package io.granary.preload.service;
 import io.granary.contracts.dataload.DataLoadPhase;
 import io.granary.contracts.dataload.DataLoadSpec;
 import io.granary.contracts.dataload.DataLoadStatus;
+import io.granary.contracts.dataload.LoadPolicy;
 import io.granary.preload.store.LoadRecord;
 import io.smallrye.mutiny.operators.multi.processors.BroadcastProcessor;
 
@@ -36,7 +37,7 @@ final class TrackedLoad {
     }
 
     boolean cron() {
-        return spec.policy() == io.granary.contracts.dataload.LoadPolicy.CRON;
+        return spec.policy() == LoadPolicy.CRON;
     }
 
     /** A Once load is over when it has ended; a Cron load only when cancelled. */
