@@ -123,6 +123,29 @@ class DatasetApiTest {
         assertThat(buckets.resolve("scratch/d00/sub0/file-000")).exists();
     }
 
+    @Test
+    void aRefreshedFileIsListedWithItsStoreEtagAndAGoneOneIsDropped() throws IOException {
+        seed("refresh", 1, 1, 2);
+        create("refresh", "s3://refresh/", "devstack-s3").statusCode(201);
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                given().get("/api/v1/datasets/refresh").jsonPath().getString("status.phase").equals("Bound"));
+
+        // What the gateway does after a PUT: the store has the object, the metadata-service is told to look.
+        try (S3UnderStore bucket = new S3UnderStore(new S3Location(URI.create(endpoint), "us-east-1", "refresh", "", true),
+                new Credentials(S3Resource.ACCESS_KEY, S3Resource.SECRET_KEY))) {
+            ObjectInfo written = bucket.write("new/ckpt.bin", new java.io.ByteArrayInputStream(new byte[777]), 777);
+            given().post("/api/v1/datasets/refresh/files/new/ckpt.bin/refresh").then().statusCode(200)
+                    .body("size", equalTo(777)).body("etag", equalTo(written.etag()));
+            given().get("/api/v1/datasets/refresh/files?prefix=new/").then()
+                    .body("files.path", org.hamcrest.Matchers.contains("new/ckpt.bin"));
+
+            bucket.delete("new/ckpt.bin");
+            given().post("/api/v1/datasets/refresh/files/new/ckpt.bin/refresh").then().statusCode(404)
+                    .contentType("application/problem+json");
+            given().get("/api/v1/datasets/refresh/files/new/ckpt.bin").then().statusCode(404);
+        }
+    }
+
     private io.restassured.response.ValidatableResponse create(String name, String uri, String credentialsRef) {
         return given().contentType(ContentType.JSON).body(Map.of("name", name, "mounts", List.of(Map.of(
                         "uri", uri, "options", Map.of("endpoint", endpoint, "pathStyle", "true"),

@@ -109,6 +109,19 @@ public class DatasetResource {
                 new NotFoundException("no file '" + normalised + "' in dataset '" + name + "'"));
     }
 
+    /**
+     * The gateway wrote or deleted this file in the under-store: re-read it there. 200 with the file as it is now,
+     * 404 when it is gone.
+     */
+    @POST
+    @Path("{name}/files/{path: .+}/refresh")
+    @Consumes(MediaType.WILDCARD)  // no body
+    public FileInfo refresh(@PathParam("name") String name, @PathParam("path") String path) {
+        String normalised = DatasetPaths.normalize("path", path);
+        return datasets.refresh(name, normalised).orElseThrow(() ->
+                new NotFoundException("no file '" + normalised + "' in dataset '" + name + "'"));
+    }
+
     @GET
     @Path("{name}/nodes")
     public List<NodeCache> nodes(@PathParam("name") String name) {

@@ -3,6 +3,7 @@ package io.granary.metadata.service;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.contracts.dataset.DatasetStatus;
+import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.dataset.Mount;
 import io.granary.contracts.events.DatasetEvent;
 import io.granary.metadata.events.DatasetEventPublisher;
@@ -19,6 +20,7 @@ import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -111,6 +113,11 @@ public class DatasetService {
         }
         startLoad(name, dataset.status().syncedAt() != null);
         return withStatistics(dataset);
+    }
+
+    /** Re-reads one file from the under-store (after a write or delete through the gateway). */
+    public Optional<FileInfo> refresh(String name, String path) {
+        return loader.refresh(stored(name), path);
     }
 
     /** Forgets the dataset, its file metadata and statistics; the under-store is untouched. */

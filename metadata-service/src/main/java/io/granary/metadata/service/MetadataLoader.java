@@ -3,12 +3,14 @@ package io.granary.metadata.service;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.dataset.Mount;
+import io.granary.contracts.dataset.MountedPath;
 import io.granary.contracts.events.DatasetEvent;
 import io.granary.metadata.events.DatasetEventPublisher;
 import io.granary.metadata.store.FileTree;
 import io.granary.metadata.understore.CountedUnderStores;
 import io.granary.ufs.ListPage;
 import io.granary.ufs.ObjectInfo;
+import io.granary.ufs.ObjectNotFoundException;
 import io.granary.ufs.UnderStore;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -56,6 +58,37 @@ public class MetadataLoader {
             bytes += totals.bytes();
         }
         return new Totals(count, bytes);
+    }
+
+    /**
+     * Re-reads one file from the under-store after a write or delete through the gateway, so the next listing
+     * and the next read see it without a whole sync; a change is announced as FILE_CHANGED.
+     *
+     * @return the file as the under-store has it now; empty when it is gone (or no mount holds the path)
+     */
+    public Optional<FileInfo> refresh(Dataset dataset, String path) {
+        MountedPath mounted = MountedPath.resolve(dataset.spec().mounts(), path);
+        Optional<FileInfo> now = Optional.empty();
+        if (mounted != null) {
+            try (UnderStore store = stores.open(mounted.mount())) {
+                ObjectInfo object = store.stat(mounted.key());
+                now = Optional.of(new FileInfo(path, object.size(), object.mtime(), object.etag()));
+            } catch (ObjectNotFoundException e) {
+                // gone: dropped below
+            }
+        }
+        Optional<FileInfo> known = files.stat(dataset.name(), path);
+        if (known.equals(now)) {
+            return now;
+        }
+        if (now.isPresent()) {
+            files.putAll(dataset.name(), List.of(now.get()));
+        } else {
+            files.remove(dataset.name(), path);
+        }
+        events.publish(DatasetEvent.fileChanged(dataset.name(), path, now.map(FileInfo::etag).orElse(null),
+                clock.instant()));
+        return now;
     }
 
     private static String root(Mount mount) {
