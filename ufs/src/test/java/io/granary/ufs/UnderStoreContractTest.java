@@ -293,6 +293,28 @@ abstract class UnderStoreContractTest {
         return store().write(path, new ByteArrayInputStream(content), content.length);
     }
 
+    String part(String path, String uploadId, int partNumber, byte[] content) {
+        return store().uploadPart(path, uploadId, partNumber, new ByteArrayInputStream(content), content.length);
+    }
+
+    static String md5(byte[] content) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(content));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static byte[] concat(byte[]... arrays) {
+        byte[] all = new byte[Arrays.stream(arrays).mapToInt(a -> a.length).sum()];
+        int at = 0;
+        for (byte[] array : arrays) {
+            System.arraycopy(array, 0, all, at, array.length);
+            at += array.length;
+        }
+        return all;
+    }
+
     byte[] readAll(String path, long offset, long length) {
         try (InputStream in = store().read(path, offset, length)) {
             return in.readAllBytes();
