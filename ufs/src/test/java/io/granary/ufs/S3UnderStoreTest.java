@@ -73,6 +73,26 @@ class S3UnderStoreTest extends UnderStoreContractTest {
     }
 
     @Test
+    void aPartAboveTheMemoryBufferGoesThroughATemporaryFile() throws IOException {
+        byte[] big = random((int) S3UnderStore.PART_SIZE + 1, 51);
+        byte[] last = random(17, 52);
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        String id = store.startUpload("mpu/spooled/x");
+        String etag1 = part("mpu/spooled/x", id, 1, big);
+        String etag2 = part("mpu/spooled/x", id, 2, last);
+
+        assertThat(etag1).isEqualTo(md5(big));
+        try (var files = Files.list(tmp)) {
+            assertThat(files.map(p -> p.getFileName().toString())).as("temporary files are removed")
+                    .noneMatch(name -> name.startsWith("granary-part-"));
+        }
+        ObjectInfo info = store.completeUpload("mpu/spooled/x", id,
+                List.of(new UploadedPart(1, etag1), new UploadedPart(2, etag2)));
+        assertThat(info.size()).isEqualTo(big.length + last.length);
+        assertThat(readAll("mpu/spooled/x", 0, -1)).isEqualTo(concat(big, last));
+    }
+
+    @Test
     void aWrongSecretIsAccessDeniedWithoutTheSecret() {
         String wrong = "wrong-secret-0123456789";
         try (S3UnderStore denied = new S3UnderStore(location(BUCKET), new Credentials(ACCESS_KEY, wrong))) {
