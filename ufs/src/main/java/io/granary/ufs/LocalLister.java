@@ -20,6 +20,7 @@ import java.util.List;
  * <p>Children of a directory are ordered by their key, a directory's key ending in '/': "a.txt" &lt; "a/" &lt;
  * "a0", exactly where S3 puts "a.txt", "a/x" and "a0". Symlinked files inside the root are listed; symlinks to
  * directories are not followed (a link to an ancestor would loop) and links that leave the root are skipped.
+ * In-progress writes and the multipart uploads directory are never listed.
  */
 final class LocalLister {
 
@@ -95,7 +96,8 @@ final class LocalLister {
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
             for (Path path : stream) {
                 String name = path.getFileName().toString();
-                if (name.startsWith(namePrefix) && !name.startsWith(LocalUnderStore.TEMP_PREFIX)) {
+                if (name.startsWith(namePrefix) && !name.startsWith(LocalUnderStore.TEMP_PREFIX)
+                        && !LocalUnderStore.reserved(dirKey + name)) {
                     Entry entry = entry(path, dirKey + name);
                     if (entry != null) {
                         children.add(entry);

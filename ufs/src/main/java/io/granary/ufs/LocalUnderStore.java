@@ -3,6 +3,7 @@ package io.granary.ufs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
@@ -16,23 +17,47 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * A local directory ({@code file:///root}) as an under-store. Every path is resolved under the root and refused
  * if it leaves it, by '..' or through a symlink whose target is outside (checked on the real path of the file,
  * or of its nearest existing ancestor for a new file). The check guards against dataset definitions and client
  * paths, not against someone swapping symlinks inside the root at the same moment.
+ *
+ * <p>Multipart uploads are staged in {@value #UPLOADS_DIR}{@code /<upload id>/} under the root: a file
+ * {@code key} naming the object, and one file per part, named by its number. That directory is not part of the
+ * mount: it is never listed, stat and read do not find it, writes into it are refused and deletes ignored.
+ * Since the state is on disk, any process sharing the directory can take any call of an upload. Completing
+ * or aborting first renames the upload's directory to a hidden name, so that of two racing calls exactly one
+ * wins and the parts cannot change while they are joined.
  */
 public final class LocalUnderStore implements UnderStore {
 
     /** In-progress writes: hidden, never listed, renamed over the target when complete. */
     static final String TEMP_PREFIX = ".granary-upload-";
+
+    /** Multipart uploads in progress, at the top of the root; not part of the mount. */
+    static final String UPLOADS_DIR = ".granary-uploads";
+
+    /** In an upload's directory: the key of the object it makes. */
+    private static final String UPLOAD_KEY_FILE = "key";
+
+    /** Upload ids are random UUIDs; checking the form keeps any other string from ever becoming a path. */
+    private static final Pattern UPLOAD_ID =
+            Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+
+    private static final int COPY_BUFFER = 1 << 20;
 
     private final Path root;
     private final URI uri;
@@ -57,6 +82,9 @@ public final class LocalUnderStore implements UnderStore {
     @Override
     public ObjectInfo stat(String path) {
         String key = Keys.object(path);
+        if (reserved(key)) {
+            throw notFound(key);
+        }
         Path file = existingFile(key);
         try {
             return info(key, Files.readAttributes(file, BasicFileAttributes.class));
@@ -72,6 +100,9 @@ public final class LocalUnderStore implements UnderStore {
         String keyPrefix = Keys.prefix(prefix);
         boolean delimited = Keys.delimited(delimiter);
         int pageSize = Keys.pageSize(limit);
+        if (keyPrefix.indexOf('/') >= 0 && reserved(keyPrefix)) {
+            return new ListPage(List.of(), List.of(), null);
+        }
         Path start = root.resolve(keyPrefix.substring(0, keyPrefix.lastIndexOf('/') + 1));
         if (!Files.isDirectory(start)) {
             return new ListPage(List.of(), List.of(), null);
@@ -93,6 +124,9 @@ public final class LocalUnderStore implements UnderStore {
     public InputStream read(String path, String etag, long offset, long length) {
         checkRange(offset, length);
         String key = Keys.object(path);
+        if (reserved(key)) {
+            throw notFound(key);
+        }
         Path file = existingFile(key);
         try {
             requireVersion(file, key, etag);
@@ -116,7 +150,7 @@ public final class LocalUnderStore implements UnderStore {
 
     @Override
     public ObjectInfo write(String path, InputStream data, long size) {
-        String key = Keys.object(path);
+        String key = writableKey(path);
         Path target = resolve(key);
         Path temp = null;
         try {
@@ -143,6 +177,9 @@ public final class LocalUnderStore implements UnderStore {
     @Override
     public void delete(String path) {
         String key = Keys.object(path);
+        if (reserved(key)) {
+            return;  // not an object of the mount: nothing to delete
+        }
         Path file = resolve(key);
         try {
             if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
@@ -153,6 +190,124 @@ public final class LocalUnderStore implements UnderStore {
             }
         } catch (IOException e) {
             throw failure("delete", key, e);
+        }
+    }
+
+    @Override
+    public String startUpload(String path) {
+        String key = writableKey(path);
+        resolve(key);  // a symlink out of the root fails now, not when the upload completes
+        String uploadId = UUID.randomUUID().toString();
+        try {
+            Path uploads = root.resolve(UPLOADS_DIR);
+            Files.createDirectories(uploads);
+            requireInside(uploads, key);
+            Path dir = Files.createDirectory(uploads.resolve(uploadId));
+            Files.writeString(dir.resolve(UPLOAD_KEY_FILE), key, StandardCharsets.UTF_8);
+            return uploadId;
+        } catch (IOException e) {
+            throw failure("start of an upload", key, e);
+        }
+    }
+
+    @Override
+    public String uploadPart(String path, String uploadId, int partNumber, InputStream data, long size) {
+        String key = Keys.object(path);
+        Uploads.checkPart(partNumber, size);
+        Path dir = upload(key, uploadId);
+        Path temp = null;
+        try {
+            // Written aside and renamed over the part: a re-sent part replaces the old one whole, last one wins.
+            temp = Files.createFile(dir.resolve(TEMP_PREFIX + UUID.randomUUID()));
+            MessageDigest md5 = md5();
+            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE);
+                 OutputStream out = new DigestOutputStream(Channels.newOutputStream(channel), md5)) {
+                long written = new LimitedInputStream(data, size + 1).transferTo(out);
+                if (written != size) {
+                    throw new UnderStoreException("part " + partNumber + " of the upload of '" + key + "' in " + uri
+                            + " got " + (written > size ? "more than " + size : written) + " bytes, expected " + size);
+                }
+                channel.force(true);
+            }
+            Files.move(temp, dir.resolve(Integer.toString(partNumber)), StandardCopyOption.ATOMIC_MOVE,
+                    StandardCopyOption.REPLACE_EXISTING);
+            temp = null;
+            return HexFormat.of().formatHex(md5.digest());
+        } catch (NoSuchFileException e) {
+            throw uploadNotFound(key, uploadId, e);  // aborted or completed meanwhile
+        } catch (IOException e) {
+            throw failure("upload of part " + partNumber, key, e);
+        } finally {
+            deleteQuietly(temp);
+        }
+    }
+
+    @Override
+    public ObjectInfo completeUpload(String path, String uploadId, List<UploadedPart> parts) {
+        String key = Keys.object(path);
+        Uploads.checkOrder(parts, key);
+        Path dir = upload(key, uploadId);
+        Path target = resolve(key);
+        Path claimed = claim(dir, key, uploadId);
+        Path temp = null;
+        try {
+            List<Path> files = new ArrayList<>(parts.size());
+            for (int i = 0; i < parts.size(); i++) {
+                UploadedPart part = parts.get(i);
+                Path file = claimed.resolve(Integer.toString(part.partNumber()));
+                long size;
+                try {
+                    size = Files.size(file);
+                } catch (NoSuchFileException e) {
+                    throw Uploads.missing(part, key);
+                }
+                Uploads.checkSize(part, size, i == parts.size() - 1, key);
+                files.add(file);
+            }
+            temp = newTempFile(target);
+            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE);
+                 OutputStream out = Channels.newOutputStream(channel)) {
+                byte[] buffer = new byte[COPY_BUFFER];
+                for (int i = 0; i < parts.size(); i++) {
+                    // The etag is checked on the bytes as they are joined: one read of each part, not two.
+                    MessageDigest md5 = md5();
+                    try (InputStream in = Files.newInputStream(files.get(i))) {
+                        for (int n; (n = in.read(buffer)) > 0; ) {
+                            md5.update(buffer, 0, n);
+                            out.write(buffer, 0, n);
+                        }
+                    }
+                    if (!HexFormat.of().formatHex(md5.digest()).equals(parts.get(i).etag())) {
+                        throw Uploads.etagMismatch(parts.get(i), key);
+                    }
+                }
+                channel.force(true);
+            }
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            temp = null;
+        } catch (IOException | RuntimeException e) {
+            deleteQuietly(temp);
+            // As on S3, a failed completion leaves the upload in place, to be completed again or aborted.
+            try {
+                Files.move(claimed, dir, StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException restore) {
+                e.addSuppressed(restore);
+            }
+            throw e instanceof IOException io ? failure("completion of the upload", key, io) : (RuntimeException) e;
+        }
+        deleteTree(claimed);
+        return stat(key);
+    }
+
+    @Override
+    public void abortUpload(String path, String uploadId) {
+        String key = Keys.object(path);
+        Path dir;
+        try {
+            dir = upload(key, uploadId);
+            deleteTree(claim(dir, key, uploadId));
+        } catch (UploadNotFoundException e) {
+            // Never started, already aborted or completed: nothing to drop, as S3 would have it for a retry.
         }
     }
 
@@ -184,6 +339,76 @@ public final class LocalUnderStore implements UnderStore {
                     .putLong(attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS)).flip());
             md5.update(String.valueOf(attributes.fileKey()).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(md5.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has MD5", e);
+        }
+    }
+
+    /** True for keys inside the uploads directory, which is not part of the mount (on any case-folding disk too). */
+    static boolean reserved(String key) {
+        int slash = key.indexOf('/');
+        return (slash < 0 ? key : key.substring(0, slash)).equalsIgnoreCase(UPLOADS_DIR);
+    }
+
+    private String writableKey(String path) {
+        String key = Keys.object(path);
+        if (reserved(key)) {
+            throw new PathOutsideMountException("'" + key + "' is reserved in " + uri
+                    + " for multipart uploads in progress");
+        }
+        return key;
+    }
+
+    /** The directory of an upload in progress of {@code key}; anything else is not found. */
+    private Path upload(String key, String uploadId) {
+        Uploads.checkUploadId(uploadId);
+        if (!UPLOAD_ID.matcher(uploadId).matches()) {
+            throw uploadNotFound(key, uploadId, null);
+        }
+        Path uploads = root.resolve(UPLOADS_DIR);
+        Path dir = uploads.resolve(uploadId);
+        try {
+            if (!Files.readString(dir.resolve(UPLOAD_KEY_FILE), StandardCharsets.UTF_8).equals(key)) {
+                throw uploadNotFound(key, uploadId, null);  // S3 too knows an upload id only with its key
+            }
+        } catch (NoSuchFileException e) {
+            throw uploadNotFound(key, uploadId, e);
+        } catch (IOException e) {
+            throw failure("lookup of upload " + uploadId, key, e);
+        }
+        requireInside(uploads, key);
+        return dir;
+    }
+
+    /** Renames the upload's directory out of reach of other calls; of two racing claims, one fails here. */
+    private Path claim(Path dir, String key, String uploadId) {
+        Path claimed = dir.resolveSibling(TEMP_PREFIX + UUID.randomUUID());
+        try {
+            Files.move(dir, claimed, StandardCopyOption.ATOMIC_MOVE);
+            return claimed;
+        } catch (NoSuchFileException e) {
+            throw uploadNotFound(key, uploadId, e);
+        } catch (IOException e) {
+            throw failure("claim of upload " + uploadId, key, e);
+        }
+    }
+
+    private UploadNotFoundException uploadNotFound(String key, String uploadId, Exception cause) {
+        return new UploadNotFoundException("no upload " + uploadId + " of '" + key + "' in progress in " + uri, cause);
+    }
+
+    /** Best effort: what is left is hidden in the uploads directory and only costs disk space. */
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(LocalUnderStore::deleteQuietly);
+        } catch (IOException | UncheckedIOException e) {
+            // see above
+        }
+    }
+
+    private static MessageDigest md5() {
+        try {
+            return MessageDigest.getInstance("MD5");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has MD5", e);
         }
@@ -268,7 +493,7 @@ public final class LocalUnderStore implements UnderStore {
         return new UnderStoreException(operation + " of '" + key + "' in " + uri + " failed: " + e, e);
     }
 
-    private static void deleteQuietly(Path temp) {
+    private static void deleteQuietly(Path temp) {  // a file, or an empty directory
         if (temp != null) {
             try {
                 Files.deleteIfExists(temp);

@@ -1,22 +1,37 @@
 package io.granary.ufs;
 
+import io.minio.AbortMultipartUploadArgs;
 import io.minio.BucketExistsArgs;
+import io.minio.CompleteMultipartUploadArgs;
+import io.minio.CreateMultipartUploadArgs;
 import io.minio.GetObjectArgs;
+import io.minio.Http;
 import io.minio.ListObjectsV2Args;
 import io.minio.MinioAsyncClient;
 import io.minio.PutObjectArgs;
 import io.minio.RemoveObjectArgs;
 import io.minio.StatObjectArgs;
 import io.minio.StatObjectResponse;
+import io.minio.UploadPartArgs;
 import io.minio.errors.ErrorResponseException;
 import io.minio.messages.Item;
 import io.minio.messages.ListBucketResultV2;
 import io.minio.messages.ListObjectsResult;
+import io.minio.messages.Part;
 
+import java.io.Closeable;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -29,10 +44,17 @@ import java.util.concurrent.CompletionException;
  * <p>The listing cursor is the last key or common prefix of the page, sent back as {@code StartAfter}. A
  * common prefix given there is skipped whole (as with the V1 marker, where S3 itself hands out common prefixes
  * as NextMarker), so paging through a mix of prefixes and objects works, and the cursor stays readable.
+ *
+ * <p>Multipart uploads map one to one onto S3's own; the server keeps their state. The part order rule is
+ * checked here before the request (S3Proxy, the test server, silently sorts the parts instead); the server
+ * checks the rest (missing parts, etags, EntityTooSmall), and its error codes become our exceptions.
  */
 public final class S3UnderStore implements UnderStore {
 
-    /** Objects above one part go multipart in parts of this size; the SDK buffers one part at a time. */
+    /**
+     * Objects above one part go multipart in parts of this size; the SDK buffers one part at a time. A part of a
+     * caller's multipart upload is held in memory up to this size too, and in a temporary file above it.
+     */
     static final long PART_SIZE = 16L << 20;
 
     private final S3Location location;
@@ -188,6 +210,64 @@ public final class S3UnderStore implements UnderStore {
     }
 
     @Override
+    public String startUpload(String path) {
+        String key = Keys.object(path);
+        return await(client.createMultipartUpload(CreateMultipartUploadArgs.builder()
+                .bucket(location.bucket()).object(location.prefix() + key).build()), key).result().uploadId();
+    }
+
+    @Override
+    public String uploadPart(String path, String uploadId, int partNumber, InputStream data, long size) {
+        String key = Keys.object(path);
+        Uploads.checkUploadId(uploadId);
+        Uploads.checkPart(partNumber, size);
+        try (SpooledPart part = SpooledPart.read(data, size, "part " + partNumber + " of '" + key + "' in "
+                + location.uri())) {
+            UploadPartArgs.Builder args = UploadPartArgs.builder()
+                    .bucket(location.bucket())
+                    .object(location.prefix() + key)
+                    .uploadId(uploadId)
+                    .partNumber(partNumber)
+                    .headers(part.headers());
+            if (part.file != null) {
+                args.file(part.file, size);
+            } else {
+                args.data(part.bytes, (int) size);
+            }
+            return unquote(await(client.uploadPart(args.build()), key).part().etag());
+        }
+    }
+
+    @Override
+    public ObjectInfo completeUpload(String path, String uploadId, List<UploadedPart> parts) {
+        String key = Keys.object(path);
+        Uploads.checkUploadId(uploadId);
+        Uploads.checkOrder(parts, key);
+        await(client.completeMultipartUpload(CompleteMultipartUploadArgs.builder()
+                .bucket(location.bucket())
+                .object(location.prefix() + key)
+                .uploadId(uploadId)
+                .parts(parts.stream().map(part -> new Part(part.partNumber(), part.etag())).toArray(Part[]::new))
+                .build()), key);
+        // As after a PUT: a HEAD gives exactly what later stats will see.
+        return stat(key);
+    }
+
+    @Override
+    public void abortUpload(String path, String uploadId) {
+        String key = Keys.object(path);
+        Uploads.checkUploadId(uploadId);
+        try {
+            client.abortMultipartUpload(AbortMultipartUploadArgs.builder()
+                    .bucket(location.bucket()).object(location.prefix() + key).uploadId(uploadId).build()).join();
+        } catch (CompletionException e) {
+            if (!"NoSuchUpload".equals(errorCode(e))) {
+                throw translate(e, key);
+            }
+        }
+    }
+
+    @Override
     public void close() {
         client.close();
     }
@@ -223,6 +303,98 @@ public final class S3UnderStore implements UnderStore {
             } catch (IOException e) {
                 failure = e;
                 throw e;
+            }
+        }
+    }
+
+    /**
+     * A part read whole before it is sent, as the SDK needs (it takes a part as bytes or a file, not a stream):
+     * in memory up to {@link #PART_SIZE}, the size {@link #write} buffers too, in a temporary file above. Its
+     * SHA-256 (the signed payload) and MD5 (Content-MD5, which S3 checks) are computed on the way in and handed
+     * to the SDK, which then reads the data only to send it. Without them it would hash the file itself and
+     * leave the file pointer at the end, where its request body then starts; and with Content-MD5 given it adds
+     * no x-amz-checksum header, which an upload created without a checksum algorithm may refuse.
+     */
+    private static final class SpooledPart implements Closeable {
+
+        private byte[] bytes;
+        private Path path;
+        private RandomAccessFile file;
+        private final MessageDigest sha256 = digest("SHA-256");
+        private final MessageDigest md5 = digest("MD5");
+
+        static SpooledPart read(InputStream data, long size, String what) {
+            SpooledPart part = new SpooledPart();
+            try {
+                InputStream in = new LimitedInputStream(data, size + 1);  // one byte more shows a longer stream
+                long read;
+                if (size <= PART_SIZE) {
+                    part.bytes = new byte[(int) size];
+                    read = in.readNBytes(part.bytes, 0, (int) size);
+                    if (read == size && in.read() >= 0) {
+                        read++;
+                    }
+                    part.sha256.update(part.bytes, 0, (int) Math.min(read, size));
+                    part.md5.update(part.bytes, 0, (int) Math.min(read, size));
+                } else {
+                    part.path = Files.createTempFile("granary-part-", null);
+                    try (OutputStream out = Files.newOutputStream(part.path)) {
+                        read = part.copy(in, out);
+                    }
+                    part.file = new RandomAccessFile(part.path.toFile(), "r");
+                }
+                if (read != size) {
+                    throw new UnderStoreException(what + " got " + (read > size ? "more than " + size : read)
+                            + " bytes, expected " + size);
+                }
+                return part;
+            } catch (IOException e) {
+                // The caller's stream broke (a client hung up), or the temporary file did: not the store's fault.
+                part.close();
+                throw new UnderStoreException("reading the data for " + what + " failed: " + e, e);
+            } catch (RuntimeException e) {
+                part.close();
+                throw e;
+            }
+        }
+
+        private long copy(InputStream in, OutputStream out) throws IOException {
+            byte[] buffer = new byte[1 << 16];
+            long total = 0;
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                sha256.update(buffer, 0, n);
+                md5.update(buffer, 0, n);
+                out.write(buffer, 0, n);
+                total += n;
+            }
+            return total;
+        }
+
+        Http.Headers headers() {
+            return new Http.Headers(
+                    Http.Headers.X_AMZ_CONTENT_SHA256, HexFormat.of().formatHex(sha256.digest()),
+                    Http.Headers.CONTENT_MD5, Base64.getEncoder().encodeToString(md5.digest()));
+        }
+
+        @Override
+        public void close() {
+            try {
+                if (file != null) {
+                    file.close();
+                }
+                if (path != null) {
+                    Files.deleteIfExists(path);
+                }
+            } catch (IOException e) {
+                // A leftover temporary file only costs disk space.
+            }
+        }
+
+        private static MessageDigest digest(String algorithm) {
+            try {
+                return MessageDigest.getInstance(algorithm);
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("every JDK has " + algorithm, e);
             }
         }
     }
@@ -277,6 +449,13 @@ public final class S3UnderStore implements UnderStore {
             return switch (code) {
                 case "NoSuchKey", "NoSuchObject", "ResourceNotFound" ->
                         new ObjectNotFoundException("no object " + where);
+                case "NoSuchUpload" -> new UploadNotFoundException("no such upload of " + where, failure);
+                case "InvalidPart" -> new InvalidPartException(InvalidPartException.Reason.INVALID_PART,
+                        "a part named for " + where + " was never uploaded or has another etag", failure);
+                case "InvalidPartOrder" -> new InvalidPartException(InvalidPartException.Reason.INVALID_PART_ORDER,
+                        "the parts named for " + where + " are not in ascending order", failure);
+                case "EntityTooSmall" -> new InvalidPartException(InvalidPartException.Reason.ENTITY_TOO_SMALL,
+                        "a part but the last of " + where + " is smaller than 5 MiB", failure);
                 case "NoSuchBucket" -> new UnderStoreException("bucket '" + location.bucket() + "' of "
                         + location.uri() + " does not exist at " + location.endpoint(), failure);
                 case "AccessDenied", "SignatureDoesNotMatch", "InvalidAccessKeyId", "InvalidToken", "ExpiredToken",

@@ -1,6 +1,7 @@
 package io.granary.ufs;
 
 import java.io.InputStream;
+import java.util.List;
 
 /**
  * The storage a dataset mount points at (an S3 bucket prefix or a local directory), seen as a flat set of
@@ -12,6 +13,15 @@ public interface UnderStore extends AutoCloseable {
 
     /** At most this many entries come back in one page, whatever the caller asks for (S3's own cap). */
     int MAX_PAGE = 1000;
+
+    /** Multipart uploads: every part but the last holds at least this many bytes (S3's EntityTooSmall). */
+    long MIN_PART_SIZE = 5L << 20;
+
+    /** Multipart uploads: no part holds more than this (S3's EntityTooLarge). */
+    long MAX_PART_SIZE = 5L << 30;
+
+    /** Multipart uploads: part numbers run from 1 to this. */
+    int MAX_PART_NUMBER = 10_000;
 
     /** @throws ObjectNotFoundException if there is no object at {@code path} */
     ObjectInfo stat(String path);
@@ -52,6 +62,59 @@ public interface UnderStore extends AutoCloseable {
     /** Deletes the object; deleting a missing object is not an error (as in S3). */
     void delete(String path);
 
+    /*
+     * Multipart uploads, as S3 has them. All their state lives in the store itself (S3's own uploads, or a
+     * hidden staging directory locally), so each call may come from another process than the last. Parts are
+     * invisible to stat, read and list until the upload completes; then the object replaces any previous one
+     * at once, as with write. Both stores implement them; the defaults only keep decorators written before
+     * (the metadata-service's counting wrapper) compiling, and a decorator that should pass uploads on must
+     * override all four.
+     */
+
+    /**
+     * Starts a multipart upload of the object at {@code path}.
+     *
+     * @return the upload id, as S3 would return it: opaque and URL-safe
+     */
+    default String startUpload(String path) {
+        throw multipartUnsupported();
+    }
+
+    /**
+     * Stores part {@code partNumber} of the upload. A part may be re-sent: the last one wins.
+     *
+     * @param partNumber 1..{@link #MAX_PART_NUMBER}
+     * @param size       bytes the stream holds, 0..{@link #MAX_PART_SIZE} (known: S3 needs it); a stream that
+     *                   holds another number of bytes fails the call and stores nothing
+     * @return the part's etag (hex MD5 of its bytes on S3 without KMS encryption, and locally), never quoted
+     * @throws UploadNotFoundException if the upload is unknown, aborted or completed, or is for another path
+     */
+    default String uploadPart(String path, String uploadId, int partNumber, InputStream data, long size) {
+        throw multipartUnsupported();
+    }
+
+    /**
+     * Joins the named parts, in the given order, into the object and ends the upload. Parts uploaded but not
+     * named are dropped. A failed completion leaves the upload as it was, so it can be completed again with a
+     * corrected list or aborted.
+     *
+     * @param parts in strictly ascending part number order, each with the etag {@link #uploadPart} returned
+     * @return the object as {@link #stat} returns it
+     * @throws UploadNotFoundException if the upload is unknown, aborted or completed, or is for another path (an
+     *                                 S3 server may instead answer a repeated completion with the object again)
+     * @throws InvalidPartException    if a part is missing or has another etag, if the parts are not in
+     *                                 ascending order, or if a part other than the last holds fewer than
+     *                                 {@link #MIN_PART_SIZE} bytes; {@link InvalidPartException#reason()} says which
+     */
+    default ObjectInfo completeUpload(String path, String uploadId, List<UploadedPart> parts) {
+        throw multipartUnsupported();
+    }
+
+    /** Drops the upload and its parts; an unknown (or already ended) upload is not an error. */
+    default void abortUpload(String path, String uploadId) {
+        throw multipartUnsupported();
+    }
+
     /**
      * A cheap request (a listing of one entry) that surfaces wrong credentials, a missing bucket or directory,
      * or an unreachable endpoint before a dataset is created on top of this store.
@@ -63,4 +126,8 @@ public interface UnderStore extends AutoCloseable {
     /** Releases connections; never throws. */
     @Override
     void close();
+
+    private UnsupportedOperationException multipartUnsupported() {
+        return new UnsupportedOperationException(getClass().getName() + " does not pass multipart uploads on");
+    }
 }

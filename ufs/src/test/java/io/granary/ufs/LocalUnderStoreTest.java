@@ -9,6 +9,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -79,6 +86,123 @@ class LocalUnderStoreTest extends UnderStoreContractTest {
         Path reference = Files.createFile(dir.resolve("reference"));
         assertThat(Files.getPosixFilePermissions(store.root().resolve("perm/file")))
                 .isEqualTo(Files.getPosixFilePermissions(reference));
+    }
+
+    @Test
+    void uploadsInProgressAreNotPartOfTheMount() throws IOException {
+        String id = store.startUpload("staged/x");
+        String etag = part("staged/x", id, 1, new byte[] {1, 2, 3});
+        Path uploads = store.root().resolve(LocalUnderStore.UPLOADS_DIR);
+        assertThat(uploads.resolve(id).resolve("1")).hasBinaryContent(new byte[] {1, 2, 3});
+        String staged = LocalUnderStore.UPLOADS_DIR + "/" + id + "/1";
+        ListPage empty = new ListPage(List.of(), List.of(), null);
+
+        assertThatThrownBy(() -> store.stat(staged)).isInstanceOf(ObjectNotFoundException.class);
+        assertThatThrownBy(() -> store.stat(".GRANARY-uploads/" + id + "/1")).isInstanceOf(ObjectNotFoundException.class);
+        assertThatThrownBy(() -> store.read(staged, 0, -1)).isInstanceOf(ObjectNotFoundException.class);
+        assertThatThrownBy(() -> store.read("/./" + staged, "any", 0, 1)).isInstanceOf(ObjectNotFoundException.class);
+        assertThat(store.list(LocalUnderStore.UPLOADS_DIR + "/", null, null, 10)).isEqualTo(empty);
+        assertThat(store.list(LocalUnderStore.UPLOADS_DIR + "/" + id + "/", "/", null, 10)).isEqualTo(empty);
+        assertThat(store.list(LocalUnderStore.UPLOADS_DIR, "/", null, 10)).isEqualTo(empty);
+        assertThat(store.list(".granary", null, null, 10)).isEqualTo(empty);
+        assertThat(store.list("", "/", null, 1000).commonPrefixes()).isNotEmpty().noneMatch(p -> p.startsWith("."));
+        assertThatThrownBy(() -> store.write(staged, new ByteArrayInputStream(new byte[1]), 1))
+                .isInstanceOf(PathOutsideMountException.class);
+        assertThatThrownBy(() -> store.startUpload(LocalUnderStore.UPLOADS_DIR + "/y"))
+                .isInstanceOf(PathOutsideMountException.class);
+        store.delete(staged);
+        assertThat(uploads.resolve(id).resolve("1")).as("a delete there does nothing").exists();
+
+        ObjectInfo info = store.completeUpload("staged/x", id, List.of(new UploadedPart(1, etag)));
+        assertThat(uploads.resolve(id)).as("the staging directory goes with the upload").doesNotExist();
+        try (Stream<Path> left = Files.list(uploads)) {
+            assertThat(left.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith(LocalUnderStore.TEMP_PREFIX));
+        }
+        assertThat(info.etag()).as("the local etag convention").isEqualTo(LocalUnderStore.etag(
+                Files.readAttributes(store.root().resolve("staged/x"), BasicFileAttributes.class)));
+    }
+
+    @Test
+    void anUploadIdIsNeverAPath() throws IOException {
+        String id = store.startUpload("ids/x");
+        for (String bogus : List.of("../../outside", "../" + id, id + "/..", id + "/1", "./" + id, id.toUpperCase(),
+                "..", ".", "/etc")) {
+            assertThatThrownBy(() -> part("ids/x", bogus, 1, new byte[1])).as(bogus)
+                    .isInstanceOf(UploadNotFoundException.class);
+            assertThatThrownBy(() -> store.completeUpload("ids/x", bogus, List.of(new UploadedPart(1, "x"))))
+                    .as(bogus).isInstanceOf(UploadNotFoundException.class);
+            store.abortUpload("ids/x", bogus);
+        }
+        try (Stream<Path> files = Files.list(outside)) {
+            assertThat(files.map(p -> p.getFileName().toString())).containsExactly("secret.txt");
+        }
+        assertThat(store.root().resolve(LocalUnderStore.UPLOADS_DIR).resolve(id)).exists();
+        store.abortUpload("ids/x", id);
+        assertThat(store.root().resolve(LocalUnderStore.UPLOADS_DIR).resolve(id)).doesNotExist();
+    }
+
+    @Test
+    void aFailedCompletionLeavesNoTraceButTheUpload() throws IOException {
+        String id = store.startUpload("failing/x");
+        String etag1 = part("failing/x", id, 1, random(5 * MIB, 61));
+        String etag2 = part("failing/x", id, 2, new byte[] {9});
+
+        assertThatThrownBy(() -> store.completeUpload("failing/x", id,
+                List.of(new UploadedPart(1, etag2), new UploadedPart(2, etag2))))
+                .isInstanceOf(InvalidPartException.class);
+        try (Stream<Path> files = Files.list(store.root().resolve("failing"))) {
+            assertThat(files).as("no temporary file of the join is left").isEmpty();
+        }
+        assertThat(store.root().resolve(LocalUnderStore.UPLOADS_DIR).resolve(id).resolve("2")).exists();
+
+        assertThat(store.completeUpload("failing/x", id, List.of(new UploadedPart(1, etag1), new UploadedPart(2, etag2)))
+                .size()).isEqualTo(5 * MIB + 1);
+    }
+
+    /** The claim by rename lets exactly one of two racing completions (or a completion and an abort) win. */
+    @Test
+    void racingCompletionsAndAbortsEndTheUploadOnce() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            String key = "race/x" + round;
+            String id = store.startUpload(key);
+            List<UploadedPart> parts = List.of(new UploadedPart(1, part(key, id, 1, random(5 * MIB, round))),
+                    new UploadedPart(2, part(key, id, 2, new byte[] {1})));
+            CountDownLatch go = new CountDownLatch(1);
+            List<CompletableFuture<Object>> racers = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                boolean abort = round % 2 == 1 && i == 2;
+                racers.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        go.await();
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    if (abort) {
+                        store.abortUpload(key, id);
+                        return "aborted";
+                    }
+                    try {
+                        return store.completeUpload(key, id, parts);
+                    } catch (UploadNotFoundException e) {
+                        return e;
+                    }
+                }));
+            }
+            go.countDown();
+            List<Object> results = new ArrayList<>();
+            for (CompletableFuture<Object> racer : racers) {
+                results.add(racer.get(30, TimeUnit.SECONDS));
+            }
+            long completed = results.stream().filter(r -> r instanceof ObjectInfo).count();
+            assertThat(completed).as("round %d: %s", round, results).isLessThanOrEqualTo(1);
+            if (completed == 1) {
+                assertThat(store.stat(key).size()).isEqualTo(5 * MIB + 1);
+            } else {
+                assertThat(round % 2).as("only an abort can leave no object").isEqualTo(1);
+                assertThatThrownBy(() -> store.stat(key)).isInstanceOf(ObjectNotFoundException.class);
+            }
+            assertThat(store.root().resolve(LocalUnderStore.UPLOADS_DIR).resolve(id)).doesNotExist();
+        }
     }
 
     @Test

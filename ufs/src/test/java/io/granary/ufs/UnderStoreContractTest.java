@@ -49,6 +49,19 @@ abstract class UnderStoreContractTest {
     protected void checkLargeWrite(ObjectInfo info) {
     }
 
+    /** Store-specific checks of the object {@link #multipartUploadRoundTrips()} makes of three parts. */
+    protected void checkMultipartObject(ObjectInfo info) {
+    }
+
+    /**
+     * Whether the store knows an upload only by its id and path until it ends, as S3 does: it refuses a part of
+     * an upload that is unknown, aborted, completed or for another path, and a second completion, and an abort
+     * for another path leaves the upload alone. A test server may be laxer; the store adds no requests to check.
+     */
+    protected boolean strictUploadIds() {
+        return true;
+    }
+
     @Test
     void writeThenStat() {
         Instant before = Instant.now().minusSeconds(2);
@@ -287,10 +300,243 @@ abstract class UnderStoreContractTest {
         store().probe();
     }
 
+    // --- multipart uploads ---
+
+    @Test
+    void multipartUploadRoundTrips() {
+        byte[] one = random(5 * MIB, 21);
+        byte[] two = random(5 * MIB, 22);
+        byte[] three = random(MIB + 17, 23);
+        String id = store().startUpload("mpu/round/blob");
+        assertThat(id).as("URL-safe").matches("[A-Za-z0-9._~-]+");
+
+        // In any order: each part may come through another gateway replica.
+        String etag3 = part("mpu/round/blob", id, 3, three);
+        String etag1 = part("mpu/round/blob", id, 1, one);
+        String etag2 = part("mpu/round/blob", id, 2, two);
+        assertThat(List.of(etag1, etag2, etag3)).containsExactly(md5(one), md5(two), md5(three));
+        ObjectInfo info = store().completeUpload("mpu/round/blob", id, List.of(new UploadedPart(1, etag1),
+                new UploadedPart(2, "\"" + etag2 + "\""), new UploadedPart(3, etag3)));
+
+        assertThat(info.path()).isEqualTo("mpu/round/blob");
+        assertThat(info.size()).isEqualTo(11L * MIB + 17);
+        assertThat(info.etag()).isNotBlank().doesNotContain("\"");
+        assertThat(store().stat("mpu/round/blob")).isEqualTo(info);
+        checkMultipartObject(info);
+        assertThat(readAll("mpu/round/blob", 0, -1)).isEqualTo(concat(one, two, three));
+        assertThat(readAll("mpu/round/blob", 5L * MIB - 3, 6)).as("across a part boundary")
+                .isEqualTo(Arrays.copyOfRange(concat(one, two), 5 * MIB - 3, 5 * MIB + 3));
+
+        if (strictUploadIds()) {
+            assertThatThrownBy(() -> part("mpu/round/blob", id, 4, new byte[1])).as("a completed upload is gone")
+                    .isInstanceOf(UploadNotFoundException.class);
+            assertThatThrownBy(() -> store().completeUpload("mpu/round/blob", id, List.of(new UploadedPart(1, etag1))))
+                    .isInstanceOf(UploadNotFoundException.class);
+        }
+    }
+
+    @Test
+    void partsAreInvisibleUntilTheUploadCompletes() {
+        write("mpu/hidden/x", "old".getBytes(StandardCharsets.UTF_8));
+        String id = store().startUpload("mpu/hidden/x");
+        String etag1 = part("mpu/hidden/x", id, 1, random(5 * MIB, 24));
+        String etag2 = part("mpu/hidden/y", store().startUpload("mpu/hidden/y"), 1, new byte[] {1, 2, 3});
+
+        assertThat(store().stat("mpu/hidden/x").size()).as("still the old object").isEqualTo(3);
+        assertThat(readAll("mpu/hidden/x", 0, -1)).asString(StandardCharsets.UTF_8).isEqualTo("old");
+        assertThatThrownBy(() -> store().stat("mpu/hidden/y")).isInstanceOf(ObjectNotFoundException.class);
+        assertThat(store().list("mpu/hidden/", null, null, 100).objects()).extracting(ObjectInfo::path)
+                .containsExactly("mpu/hidden/x");
+        assertThat(store().list("mpu/", "/", null, 100).commonPrefixes()).contains("mpu/hidden/");
+        assertThat(store().list("", "/", null, 1000).commonPrefixes()).noneMatch(prefix -> prefix.startsWith("."));
+        List<String> everything = listAll("", null, 1000).stream()
+                .flatMap(page -> page.objects().stream()).map(ObjectInfo::path).toList();
+        assertThat(everything).contains("mpu/hidden/x").doesNotContain("mpu/hidden/y")
+                .noneMatch(key -> key.contains(id) || key.contains("granary-upload"));
+
+        ObjectInfo info = store().completeUpload("mpu/hidden/x", id, List.of(new UploadedPart(1, etag1)));
+        assertThat(store().stat("mpu/hidden/x")).isEqualTo(info);
+        assertThat(info.size()).isEqualTo(5 * MIB);
+        assertThat(etag2).isEqualTo(md5(new byte[] {1, 2, 3}));
+    }
+
+    @Test
+    void aResentPartWins() {
+        byte[] first = random(5 * MIB, 25);
+        byte[] second = random(5 * MIB, 26);
+        byte[] tail = random(100, 27);
+        String id = store().startUpload("mpu/resent/x");
+        String etagFirst = part("mpu/resent/x", id, 1, first);
+        String etagTail = part("mpu/resent/x", id, 2, tail);
+        String etagSecond = part("mpu/resent/x", id, 1, second);
+        assertThat(etagSecond).isNotEqualTo(etagFirst);
+
+        assertThatThrownBy(() -> store().completeUpload("mpu/resent/x", id,
+                List.of(new UploadedPart(1, etagFirst), new UploadedPart(2, etagTail))))
+                .as("the first version is gone").isInstanceOf(InvalidPartException.class)
+                .extracting(e -> ((InvalidPartException) e).reason()).isEqualTo(InvalidPartException.Reason.INVALID_PART);
+        store().completeUpload("mpu/resent/x", id, List.of(new UploadedPart(1, etagSecond), new UploadedPart(2, etagTail)));
+
+        assertThat(readAll("mpu/resent/x", 0, -1)).isEqualTo(concat(second, tail));
+    }
+
+    @Test
+    void anAbortedUploadIsGone() {
+        String id = store().startUpload("mpu/abort/x");
+        String etag = part("mpu/abort/x", id, 1, random(1000, 28));
+        store().abortUpload("mpu/abort/x", id);
+
+        assertThatThrownBy(() -> store().completeUpload("mpu/abort/x", id, List.of(new UploadedPart(1, etag))))
+                .isInstanceOf(UploadNotFoundException.class);
+        if (strictUploadIds()) {
+            assertThatThrownBy(() -> part("mpu/abort/x", id, 2, new byte[1])).isInstanceOf(UploadNotFoundException.class);
+        }
+        store().abortUpload("mpu/abort/x", id);  // again: not an error
+        assertThatThrownBy(() -> store().stat("mpu/abort/x")).isInstanceOf(ObjectNotFoundException.class);
+        assertThat(store().list("mpu/abort/", null, null, 10).objects()).isEmpty();
+    }
+
+    @Test
+    void anUploadIsKnownOnlyWithItsOwnPath() {
+        String id = store().startUpload("mpu/own/x");
+        String etag = part("mpu/own/x", id, 1, new byte[] {1});
+
+        if (strictUploadIds()) {
+            assertThatThrownBy(() -> part("mpu/own/y", id, 1, new byte[] {2})).isInstanceOf(UploadNotFoundException.class);
+            assertThatThrownBy(() -> store().completeUpload("mpu/own/y", id, List.of(new UploadedPart(1, etag))))
+                    .isInstanceOf(UploadNotFoundException.class);
+            store().abortUpload("mpu/own/y", id);  // an upload unknown there: no error, and nothing happens
+        }
+        assertThatThrownBy(() -> store().stat("mpu/own/y")).isInstanceOf(ObjectNotFoundException.class);
+
+        store().completeUpload("mpu/own/x", id, List.of(new UploadedPart(1, etag)));
+        assertThat(readAll("mpu/own/x", 0, -1)).containsExactly(1);
+    }
+
+    @Test
+    void unknownUploadIds() {
+        for (String bogus : List.of("no-such-upload", "00000000-0000-0000-0000-000000000000")) {
+            if (strictUploadIds()) {
+                assertThatThrownBy(() -> part("mpu/unknown/x", bogus, 1, new byte[1]))
+                        .isInstanceOf(UploadNotFoundException.class);
+            }
+            assertThatThrownBy(() -> store().completeUpload("mpu/unknown/x", bogus, List.of(new UploadedPart(1, "x"))))
+                    .isInstanceOf(UploadNotFoundException.class);
+            store().abortUpload("mpu/unknown/x", bogus);
+        }
+        assertThatThrownBy(() -> part("mpu/unknown/x", "", 1, new byte[1])).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aWrongEtagOrAMissingPartIsInvalidPart() {
+        String id = store().startUpload("mpu/wrong/x");
+        String etag1 = part("mpu/wrong/x", id, 1, random(5 * MIB, 29));
+        String etag2 = part("mpu/wrong/x", id, 2, random(10, 30));
+
+        assertInvalid(id, InvalidPartException.Reason.INVALID_PART, "mpu/wrong/x",
+                new UploadedPart(1, etag1), new UploadedPart(2, "0123456789abcdef0123456789abcdef"));
+        assertInvalid(id, InvalidPartException.Reason.INVALID_PART, "mpu/wrong/x",
+                new UploadedPart(1, etag1), new UploadedPart(3, etag2));
+        assertThatThrownBy(() -> store().stat("mpu/wrong/x")).isInstanceOf(ObjectNotFoundException.class);
+
+        ObjectInfo info = store().completeUpload("mpu/wrong/x", id,
+                List.of(new UploadedPart(1, etag1), new UploadedPart(2, etag2)));
+        assertThat(info.size()).as("a failed completion keeps the upload").isEqualTo(5 * MIB + 10);
+    }
+
+    @Test
+    void everyPartButTheLastHoldsFiveMiB() {
+        byte[] small = random(10, 33);
+        String id = store().startUpload("mpu/small/x");
+        String etag1 = part("mpu/small/x", id, 1, random((int) UnderStore.MIN_PART_SIZE - 1, 32));
+        String etag2 = part("mpu/small/x", id, 2, small);
+
+        assertInvalid(id, InvalidPartException.Reason.ENTITY_TOO_SMALL, "mpu/small/x",
+                new UploadedPart(1, etag1), new UploadedPart(2, etag2));
+        assertThatThrownBy(() -> store().stat("mpu/small/x")).isInstanceOf(ObjectNotFoundException.class);
+
+        store().completeUpload("mpu/small/x", id, List.of(new UploadedPart(2, etag2)));
+        assertThat(readAll("mpu/small/x", 0, -1)).as("a lone part is the last one").isEqualTo(small);
+    }
+
+    @Test
+    void partsOutOfOrderAreRefused() {
+        String id = store().startUpload("mpu/order/x");
+        String etag1 = part("mpu/order/x", id, 1, random(5 * MIB, 34));
+        String etag2 = part("mpu/order/x", id, 2, random(10, 35));
+
+        assertInvalid(id, InvalidPartException.Reason.INVALID_PART_ORDER, "mpu/order/x",
+                new UploadedPart(2, etag2), new UploadedPart(1, etag1));
+        assertInvalid(id, InvalidPartException.Reason.INVALID_PART_ORDER, "mpu/order/x",
+                new UploadedPart(1, etag1), new UploadedPart(1, etag1), new UploadedPart(2, etag2));
+        assertThatThrownBy(() -> store().stat("mpu/order/x")).isInstanceOf(ObjectNotFoundException.class);
+
+        assertThat(store().completeUpload("mpu/order/x", id,
+                List.of(new UploadedPart(1, etag1), new UploadedPart(2, etag2))).size()).isEqualTo(5 * MIB + 10);
+    }
+
+    @Test
+    void aPartOfAnotherSizeThanAnnouncedIsNotStored() {
+        String id = store().startUpload("mpu/size/x");
+        String etag2 = part("mpu/size/x", id, 2, new byte[] {2});
+        assertThatThrownBy(() -> store().uploadPart("mpu/size/x", id, 1, new ByteArrayInputStream(new byte[5]), 10))
+                .isInstanceOf(UnderStoreException.class).hasMessageContaining("expected 10");
+        assertThatThrownBy(() -> store().uploadPart("mpu/size/x", id, 1, new ByteArrayInputStream(new byte[20]), 10))
+                .isInstanceOf(UnderStoreException.class).hasMessageContaining("expected 10");
+        assertThatThrownBy(() -> part("mpu/size/x", id, 0, new byte[1])).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> part("mpu/size/x", id, UnderStore.MAX_PART_NUMBER + 1, new byte[1]))
+                .isInstanceOf(IllegalArgumentException.class);
+
+        assertInvalid(id, InvalidPartException.Reason.INVALID_PART, "mpu/size/x",
+                new UploadedPart(1, md5(new byte[10])), new UploadedPart(2, etag2));
+        String etag = part("mpu/size/x", id, 1, new byte[0]);
+        assertThat(store().completeUpload("mpu/size/x", id, List.of(new UploadedPart(1, etag))).size())
+                .as("an empty last part is fine").isZero();
+    }
+
+    @Test
+    void uploadTraversalIsRefused() {
+        String id = store().startUpload("mpu/trav/x");
+        assertThatThrownBy(() -> store().startUpload("../x")).isInstanceOf(PathOutsideMountException.class);
+        assertThatThrownBy(() -> part("mpu/../../x", id, 1, new byte[1])).isInstanceOf(PathOutsideMountException.class);
+        assertThatThrownBy(() -> store().completeUpload("a/../../x", id, List.of(new UploadedPart(1, "x"))))
+                .isInstanceOf(PathOutsideMountException.class);
+        assertThatThrownBy(() -> store().abortUpload("../x", id)).isInstanceOf(PathOutsideMountException.class);
+        store().abortUpload("mpu/trav/x", id);
+    }
+
     // --- helpers ---
 
     ObjectInfo write(String path, byte[] content) {
         return store().write(path, new ByteArrayInputStream(content), content.length);
+    }
+
+    String part(String path, String uploadId, int partNumber, byte[] content) {
+        return store().uploadPart(path, uploadId, partNumber, new ByteArrayInputStream(content), content.length);
+    }
+
+    private void assertInvalid(String uploadId, InvalidPartException.Reason reason, String path, UploadedPart... parts) {
+        assertThatThrownBy(() -> store().completeUpload(path, uploadId, List.of(parts)))
+                .isInstanceOf(InvalidPartException.class).hasMessageContaining(path)
+                .extracting(e -> ((InvalidPartException) e).reason()).isEqualTo(reason);
+    }
+
+    static String md5(byte[] content) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(content));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static byte[] concat(byte[]... arrays) {
+        byte[] all = new byte[Arrays.stream(arrays).mapToInt(a -> a.length).sum()];
+        int at = 0;
+        for (byte[] array : arrays) {
+            System.arraycopy(array, 0, all, at, array.length);
+            at += array.length;
+        }
+        return all;
     }
 
     byte[] readAll(String path, long offset, long length) {
