@@ -25,7 +25,7 @@ import java.util.Map;
  *
  * Sets what {@link KafkaResource} and {@link S3Resource} set, plus {@code granary.test.local-root}, a fresh
  * {@code granary.test.work-dir} for the service under test, and {@code granary.test.<module>-url} for each service
- * ({@code <module>-2-url} for its second instance...).
+ * ({@code <module>-2-url} for its second instance...) and {@code granary.test.<module>-pid}, so a test can kill one.
  */
 public class StackResource implements QuarkusTestResourceLifecycleManager {
 
@@ -61,6 +61,7 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
                         dir.resolve(label));
                 services.add(service);
                 config.put("granary.test." + label + "-url", service.url().toString());
+                config.put("granary.test." + label + "-pid", Long.toString(service.pid()));
             }
         } catch (IOException e) {
             stop();

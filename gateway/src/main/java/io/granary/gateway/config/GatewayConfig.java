@@ -4,6 +4,10 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 
 /** Configuration of the gateway, under {@code granary.gateway}. */
 @ConfigMapping(prefix = "granary.gateway")
@@ -17,7 +21,56 @@ public interface GatewayConfig {
     @WithDefault("http://127.0.0.1:8084")
     URI preloadUrl();
 
-    /** S3 region the gateway answers as. */
+    /** S3 region the gateway answers as; signatures must be scoped to it. */
     @WithDefault("us-east-1")
     String region();
+
+    /** The node (host) this gateway runs on: workers on the same node are read by short-circuit. */
+    String node();
+
+    Auth auth();
+
+    Read read();
+
+    /** Where uploads are staged before they go to the under-store and the cache. */
+    Path spoolDir();
+
+    /** Local directories a {@code file://} mount may point into (as the other services); empty: none. */
+    Optional<List<Path>> allowedRoots();
+
+    /** Directory of mounted secrets ({@code <dir>/<name>/accessKey}); unset: the environment only. */
+    Optional<Path> secretsDir();
+
+    interface Auth {
+
+        /** Names of the secrets (as credentialsRef) whose access keys may use the S3 API. */
+        Optional<List<String>> credentialsRefs();
+
+        /** Allow unsigned requests (read and write) as an anonymous caller. */
+        @WithDefault("false")
+        boolean anonymous();
+    }
+
+    interface Read {
+
+        /** Read a block file directly when its worker is on this node and its directory is visible here. */
+        @WithDefault("true")
+        boolean shortCircuit();
+
+        /** Blocks of one response fetched ahead of the one being sent. */
+        @WithDefault("2")
+        int readAhead();
+
+        /** An owner that gives no byte for this long is skipped: the under-store serves that range. */
+        @WithDefault("10s")
+        Duration ownerTimeout();
+
+        /** An owner that failed is passed over (placement picks the next) for this long. */
+        @WithDefault("10s")
+        Duration suspectFor();
+
+        /** How often the live-worker list is re-read (it is also re-read on every membership event). */
+        @WithDefault("5s")
+        Duration membershipRefresh();
+    }
 }

@@ -1,0 +1,48 @@
+package io.granary.gateway.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+
+/**
+ * What the gateway measures: S3 requests by operation and status, bytes served by where they came from
+ * ({@code shortcircuit}: a block file on this node, {@code worker}: a cache worker over HTTP, {@code understore}:
+ * read around the cache), time to first byte, and fallbacks to the under-store by reason.
+ */
+@ApplicationScoped
+public class GatewayMetrics {
+
+    public static final String SHORT_CIRCUIT = "shortcircuit";
+    public static final String WORKER = "worker";
+    public static final String UNDER_STORE = "understore";
+
+    private final MeterRegistry registry;
+
+    GatewayMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    public void request(String operation, int status) {
+        registry.counter("granary.gateway.requests", "operation", operation, "status", Integer.toString(status))
+                .increment();
+    }
+
+    public void served(String source, long bytes) {
+        registry.counter("granary.gateway.bytes.served", "source", source).increment(bytes);
+    }
+
+    public void firstByte(String operation, Duration elapsed) {
+        Timer.builder("granary.gateway.time.to.first.byte").tag("operation", operation)
+                .publishPercentileHistogram(false).register(registry).record(elapsed);
+    }
+
+    public void fallback(String reason) {
+        registry.counter("granary.gateway.fallbacks", "reason", reason).increment();
+    }
+
+    public void writeThrough(String outcome, long bytes) {
+        registry.counter("granary.gateway.cache.written", "outcome", outcome).increment(bytes);
+    }
+}

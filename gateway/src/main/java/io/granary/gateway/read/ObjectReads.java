@@ -1,0 +1,60 @@
+package io.granary.gateway.read;
+
+import io.granary.contracts.block.BlockSlice;
+import io.granary.contracts.block.Blocks;
+import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.gateway.config.GatewayConfig;
+import io.granary.gateway.metadata.Membership;
+import io.granary.gateway.metrics.GatewayMetrics;
+import io.granary.gateway.understore.MountedStores;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpServerRequest;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.List;
+
+/** The read path: streams a byte range of a file into a response, block by block, from wherever it is. */
+@ApplicationScoped
+public class ObjectReads {
+
+    final Vertx vertx;
+    final HttpClient workers;
+    final Membership membership;
+    final ShortCircuit shortCircuit;
+    final MountedStores stores;
+    final GatewayMetrics metrics;
+    final int readAhead;
+    final long ownerTimeoutMillis;
+
+    ObjectReads(Vertx vertx, Membership membership, ShortCircuit shortCircuit, MountedStores stores,
+                GatewayMetrics metrics, GatewayConfig config) {
+        this.vertx = vertx;
+        this.workers = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(64).setKeepAlive(true)
+                .setTcpNoDelay(true).setConnectTimeout(2000));
+        this.membership = membership;
+        this.shortCircuit = shortCircuit;
+        this.stores = stores;
+        this.metrics = metrics;
+        this.readAhead = config.read().readAhead();
+        this.ownerTimeoutMillis = config.read().ownerTimeout().toMillis();
+    }
+
+    /**
+     * Writes {@code length} bytes of {@code file} from {@code offset} into the request's response, whose head
+     * (status, length) the caller has set. It does not end the response.
+     */
+    public Future<Void> stream(HttpServerRequest request, Dataset dataset, FileInfo file, long offset, long length) {
+        List<BlockSlice> slices = Blocks.covering(file.size(), dataset.spec().blockSizeBytes(), offset, length);
+        return new ObjectStream(this, request, dataset, file, slices).run();
+    }
+
+    @PreDestroy
+    void close() {
+        workers.close();
+    }
+}

@@ -1,0 +1,179 @@
+package io.granary.gateway.read;
+
+import io.granary.contracts.block.BlockId;
+import io.granary.contracts.block.BlockSlice;
+import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.worker.Worker;
+import io.granary.gateway.metrics.GatewayMetrics;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.http.HttpServerRequest;
+import org.jboss.logging.Logger;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One response body, block by block, in order. Each block comes from the first of: its file on this node
+ * (short-circuit, zero-copy), its owners in placement order (the next blocks already asked for: read-ahead), the
+ * under-store. A failed owner is suspected and the rest of its block read around it, so a dead worker slows the
+ * read but the client still gets every byte.
+ */
+final class ObjectStream {
+
+    private static final Logger LOG = Logger.getLogger(ObjectStream.class);
+
+    private final ObjectReads reads;
+    private final HttpServerRequest request;
+    private final Dataset dataset;
+    private final FileInfo file;
+    private final List<BlockSlice> slices;
+    private final Map<Integer, BlockFetch> ahead = new HashMap<>();
+    private final Promise<Void> done = Promise.promise();
+    private final boolean zeroCopy;
+    private int position;
+
+    ObjectStream(ObjectReads reads, HttpServerRequest request, Dataset dataset, FileInfo file, List<BlockSlice> slices) {
+        this.reads = reads;
+        this.request = request;
+        this.dataset = dataset;
+        this.file = file;
+        this.slices = slices;
+        this.zeroCopy = ZeroCopy.possible(request);
+    }
+
+    Future<Void> run() {
+        request.response().closeHandler(closed -> fail(new IllegalStateException("the client went away")));
+        next();
+        return done.future();
+    }
+
+    private void next() {
+        if (done.future().isComplete()) {
+            return;
+        }
+        if (position == slices.size()) {
+            done.tryComplete();
+            return;
+        }
+        BlockSlice slice = slices.get(position);
+        String blockId = blockId(slice);
+        List<Worker> owners = owners(blockId);
+        Optional<Path> local = zeroCopy ? local(owners, blockId) : Optional.empty();
+        if (local.isPresent()) {
+            ZeroCopy.send(request, local.get(), slice.offsetInBlock(), slice.length()).onComplete(sent -> {
+                if (sent.succeeded()) {
+                    reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());
+                    advance();
+                } else {
+                    LOG.debugf("block %s left %s while being read: %s", blockId, local.get(), sent.cause().getMessage());
+                    fromOwners(slice, owners, 0);
+                }
+            });
+            return;
+        }
+        fromOwners(slice, owners, 0);
+    }
+
+    private void fromOwners(BlockSlice slice, List<Worker> owners, int attempt) {
+        BlockFetch fetch = ahead.remove(position);
+        if (fetch == null || attempt > 0) {
+            if (fetch != null) {
+                fetch.cancel();
+            }
+            if (attempt >= owners.size()) {
+                fromUnderStore(slice, 0, owners.isEmpty() ? "no-live-worker" : "owners-failed");
+                return;
+            }
+            fetch = start(slice, owners.get(attempt));
+        }
+        readAhead();
+        BlockFetch current = fetch;
+        current.pipeTo(request.response()).onComplete(piped -> {
+            if (piped.succeeded()) {
+                reads.metrics.served(GatewayMetrics.WORKER, slice.length());
+                advance();
+                return;
+            }
+            Throwable cause = piped.cause();
+            boolean ownerAtFault = !(cause instanceof BlockFetch.OwnerRefused refused) || refused.status() >= 500;
+            if (ownerAtFault) {
+                reads.membership.suspect(current.owner(), cause);
+            }
+            LOG.debugf("block %d of %s from %s failed after %d bytes: %s", slice.index(), file.path(),
+                    current.owner().id(), current.written(), cause.getMessage());
+            if (current.written() == 0 && ownerAtFault && attempt + 1 < owners.size()) {
+                fromOwners(slice, owners, attempt + 1);
+            } else {
+                fromUnderStore(slice, current.written(), ownerAtFault ? "owner-failed" : "owner-refused");
+            }
+        });
+    }
+
+    private void fromUnderStore(BlockSlice slice, long skip, String reason) {
+        reads.metrics.fallback(reason);
+        long offset = slice.blockOffset() + slice.offsetInBlock() + skip;
+        UnderStoreRange.send(reads.vertx, reads.stores, dataset, file, offset, slice.length() - skip, request.response())
+                .onComplete(sent -> {
+                    if (sent.succeeded()) {
+                        reads.metrics.served(GatewayMetrics.UNDER_STORE, sent.result());
+                        advance();
+                    } else {
+                        fail(sent.cause());
+                    }
+                });
+    }
+
+    /** The next blocks, when they must come over the network, are asked for now. */
+    private void readAhead() {
+        for (int i = position + 1; i < slices.size() && i <= position + reads.readAhead; i++) {
+            if (ahead.containsKey(i)) {
+                continue;
+            }
+            BlockSlice slice = slices.get(i);
+            String blockId = blockId(slice);
+            List<Worker> owners = owners(blockId);
+            if (!owners.isEmpty() && (!zeroCopy || local(owners, blockId).isEmpty())) {
+                ahead.put(i, start(slice, owners.get(0)));
+            }
+        }
+    }
+
+    private BlockFetch start(BlockSlice slice, Worker owner) {
+        return BlockFetch.start(reads.vertx, reads.workers, owner, dataset.name(), file, slice, reads.ownerTimeoutMillis);
+    }
+
+    private void advance() {
+        position++;
+        next();
+    }
+
+    private void fail(Throwable cause) {
+        if (done.tryFail(cause)) {
+            ahead.values().forEach(BlockFetch::cancel);
+            ahead.clear();
+        }
+    }
+
+    private String blockId(BlockSlice slice) {
+        return BlockId.of(dataset.name(), file.path(), file.etag(), slice.index()).toString();
+    }
+
+    private List<Worker> owners(String blockId) {
+        return reads.membership.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
+    }
+
+    private Optional<Path> local(List<Worker> owners, String blockId) {
+        for (Worker owner : owners) {
+            Optional<Path> file = reads.shortCircuit.find(owner, dataset.name(), blockId);
+            if (file.isPresent()) {
+                return file;
+            }
+        }
+        return Optional.empty();
+    }
+}

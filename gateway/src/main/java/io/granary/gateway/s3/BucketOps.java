@@ -1,0 +1,167 @@
+package io.granary.gateway.s3;
+
+import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.dataset.FileListing;
+import io.granary.gateway.metadata.MetadataClient;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.rest.client.inject.RestClient;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.List;
+
+/**
+ * The service and bucket operations: ListBuckets, GetBucketLocation, and ListObjects (V1 and V2), served from the
+ * metadata-service's cache of the under-store listing. Blocking: call off the event loop.
+ */
+@ApplicationScoped
+public class BucketOps {
+
+    private static final int MAX_KEYS = 1000;
+
+    private final MetadataClient metadata;
+
+    BucketOps(@RestClient MetadataClient metadata) {
+        this.metadata = metadata;
+    }
+
+    String listBuckets() {
+        Xml xml = Xml.document("ListAllMyBucketsResult")
+                .open("Owner").element("ID", "granary").element("DisplayName", "granary").close("Owner")
+                .open("Buckets");
+        for (Dataset dataset : metadata.datasets()) {
+            Instant created = dataset.status() == null || dataset.status().createdAt() == null ? Instant.EPOCH
+                    : dataset.status().createdAt();
+            xml.open("Bucket").element("Name", dataset.name()).element("CreationDate", Xml.timestamp(created))
+                    .close("Bucket");
+        }
+        return xml.close("Buckets").end("ListAllMyBucketsResult");
+    }
+
+    String location(String region) {
+        // us-east-1 is an empty LocationConstraint in S3's own answer.
+        return Xml.document("LocationConstraint").text("us-east-1".equals(region) ? "" : region)
+                .end("LocationConstraint");
+    }
+
+    /** ListObjectsV2: continuation tokens are the metadata cursor (the last key or prefix sent), base64'd. */
+    String listV2(S3Request request, String bucket) {
+        Listing ask = Listing.of(request);
+        String token = request.param("continuation-token");
+        String startAfter = request.param("start-after");
+        String cursor = token != null ? decodeToken(token) : startAfter;
+        Page page = page(bucket, ask, cursor);
+        Xml xml = Xml.document("ListBucketResult")
+                .element("Name", bucket)
+                .element("Prefix", ask.encode(ask.prefix == null ? "" : ask.prefix))
+                .element("Delimiter", ask.delimiter == null ? null : ask.encode(ask.delimiter))
+                .element("MaxKeys", ask.maxKeys)
+                .element("KeyCount", page.listing.files().size() + page.listing.prefixes().size())
+                .element("IsTruncated", page.truncated())
+                .element("EncodingType", ask.encodingType)
+                .element("ContinuationToken", token)
+                .element("NextContinuationToken", page.truncated() ? encodeToken(page.listing.nextCursor()) : null)
+                .element("StartAfter", startAfter == null ? null : ask.encode(startAfter));
+        contents(xml, ask, page.listing);
+        return xml.end("ListBucketResult");
+    }
+
+    /** ListObjects (V1), which s3fs and older tools use: the marker is the same cursor, in the clear. */
+    String listV1(S3Request request, String bucket) {
+        Listing ask = Listing.of(request);
+        String marker = request.param("marker");
+        Page page = page(bucket, ask, marker);
+        Xml xml = Xml.document("ListBucketResult")
+                .element("Name", bucket)
+                .element("Prefix", ask.encode(ask.prefix == null ? "" : ask.prefix))
+                .element("Marker", ask.encode(marker == null ? "" : marker))
+                .element("Delimiter", ask.delimiter == null ? null : ask.encode(ask.delimiter))
+                .element("MaxKeys", ask.maxKeys)
+                .element("IsTruncated", page.truncated())
+                .element("EncodingType", ask.encodingType)
+                // S3 gives NextMarker only with a delimiter; without one clients use the last key, which is the same.
+                .element("NextMarker", page.truncated() && ask.delimiter != null
+                        ? ask.encode(page.listing.nextCursor()) : null);
+        contents(xml, ask, page.listing);
+        return xml.end("ListBucketResult");
+    }
+
+    private Page page(String bucket, Listing ask, String cursor) {
+        if (ask.maxKeys == 0) {
+            return new Page(new FileListing(List.of(), List.of(), null));
+        }
+        return new Page(metadata.files(bucket, ask.prefix, ask.delimiter, cursor, ask.maxKeys));
+    }
+
+    private static void contents(Xml xml, Listing ask, FileListing listing) {
+        for (FileInfo file : listing.files()) {
+            xml.open("Contents")
+                    .element("Key", ask.encode(file.path()))
+                    .element("LastModified", Xml.timestamp(file.mtime()))
+                    .element("ETag", S3Responses.etag(file.etag()))
+                    .element("Size", file.size())
+                    .element("StorageClass", "STANDARD")
+                    .close("Contents");
+        }
+        for (String prefix : listing.prefixes()) {
+            xml.open("CommonPrefixes").element("Prefix", ask.encode(prefix)).close("CommonPrefixes");
+        }
+    }
+
+    private record Page(FileListing listing) {
+        boolean truncated() {
+            return listing.nextCursor() != null;
+        }
+    }
+
+    /** The listing parameters both versions share, checked. */
+    private record Listing(String prefix, String delimiter, int maxKeys, String encodingType) {
+
+        static Listing of(S3Request request) {
+            String maxKeys = request.param("max-keys");
+            int max = MAX_KEYS;
+            if (maxKeys != null) {
+                try {
+                    max = Math.min(MAX_KEYS, Integer.parseInt(maxKeys));
+                } catch (NumberFormatException e) {
+                    max = -1;
+                }
+                if (max < 0) {
+                    throw S3Exception.invalidArgument("max-keys must be an integer from 0 to 2147483647, not '"
+                            + maxKeys + "'");
+                }
+            }
+            String encodingType = request.param("encoding-type");
+            if (encodingType != null && !encodingType.equals("url")) {
+                throw S3Exception.invalidArgument("encoding-type must be 'url', not '" + encodingType + "'");
+            }
+            String prefix = request.param("prefix");
+            String delimiter = request.param("delimiter");
+            return new Listing(prefix == null || prefix.isEmpty() ? null : prefix,
+                    delimiter == null || delimiter.isEmpty() ? null : delimiter, max, encodingType);
+        }
+
+        /** With encoding-type=url, names go out percent-encoded (as S3 does, '/' kept) for XML-unsafe keys. */
+        String encode(String value) {
+            if (encodingType == null || value == null) {
+                return value;
+            }
+            return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20").replace("%2F", "/");
+        }
+    }
+
+    private static String encodeToken(String cursor) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(cursor.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String decodeToken(String token) {
+        try {
+            return new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw S3Exception.invalidArgument("The continuation token provided is incorrect");
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package io.granary.gateway.s3;
+
+import io.granary.contracts.dataset.FileInfo;
+
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+
+/**
+ * S3's conditional GET and HEAD (RFC 9110 order): If-Match, then If-Unmodified-Since (412); If-None-Match, then
+ * If-Modified-Since (304). Dates that do not parse are ignored, as S3 does.
+ */
+final class Preconditions {
+
+    private Preconditions() {
+    }
+
+    /** @return 0 to go on, or the status to answer with (304 or 412) */
+    static int check(S3Request request, FileInfo file) {
+        String ifMatch = request.header("If-Match");
+        String ifNoneMatch = request.header("If-None-Match");
+        Instant modified = file.mtime().truncatedTo(ChronoUnit.SECONDS);
+        if (ifMatch != null) {
+            if (!matches(ifMatch, file.etag())) {
+                return 412;
+            }
+        } else {
+            Instant since = date(request.header("If-Unmodified-Since"));
+            if (since != null && modified.isAfter(since)) {
+                return 412;
+            }
+        }
+        if (ifNoneMatch != null) {
+            if (matches(ifNoneMatch, file.etag())) {
+                return 304;
+            }
+        } else {
+            Instant since = date(request.header("If-Modified-Since"));
+            if (since != null && !modified.isAfter(since)) {
+                return 304;
+            }
+        }
+        return 0;
+    }
+
+    private static boolean matches(String header, String etag) {
+        for (String candidate : header.split(",")) {
+            String tag = candidate.strip();
+            if (tag.startsWith("W/")) {
+                tag = tag.substring(2);
+            }
+            if (tag.equals("*") || tag.equals('"' + etag + '"') || tag.equals(etag)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Instant date(String header) {
+        if (header == null) {
+            return null;
+        }
+        try {
+            return ZonedDateTime.parse(header.strip(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+}

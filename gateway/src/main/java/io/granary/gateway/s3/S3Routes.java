@@ -1,0 +1,250 @@
+package io.granary.gateway.s3;
+
+import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.gateway.auth.Principal;
+import io.granary.gateway.config.GatewayConfig;
+import io.granary.gateway.metadata.NearCache;
+import io.granary.gateway.metrics.GatewayMetrics;
+import io.granary.gateway.write.ObjectWrites;
+import io.granary.gateway.write.UploadedObject;
+import io.granary.ufs.AccessDeniedException;
+import io.granary.ufs.InvalidPartException;
+import io.granary.ufs.ObjectChangedException;
+import io.granary.ufs.PathOutsideMountException;
+import io.granary.ufs.UploadNotFoundException;
+import io.granary.ufs.ObjectNotFoundException;
+import io.granary.ufs.UnderStoreException;
+import io.granary.ufs.UnderStoreUnavailableException;
+import io.vertx.core.Future;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.ws.rs.ProcessingException;
+import jakarta.ws.rs.WebApplicationException;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+
+/**
+ * The S3 API at the gateway's root, path-style (bucket = dataset, key = path in it), as plain Vert.x routes: bodies
+ * stream both ways and a warm read is sent zero-copy, which a REST resource would get in the way of. {@code /q/**}
+ * (health, metrics, OpenAPI) and {@code /api/**} (the management API) are left to their own routes.
+ */
+@ApplicationScoped
+public class S3Routes {
+
+    private static final Logger LOG = Logger.getLogger(S3Routes.class);
+    /** Sub-resources we know of and do not serve: answered NotImplemented rather than mistaken for a listing. */
+    private static final Set<String> UNSUPPORTED = Set.of("acl", "policy", "versioning", "lifecycle", "cors",
+            "tagging", "versions", "website", "logging", "notification", "replication", "encryption", "retention",
+            "legal-hold", "object-lock", "torrent", "restore", "select", "accelerate", "requestPayment",
+            "ownershipControls", "publicAccessBlock", "inventory", "analytics", "metrics", "intelligent-tiering",
+            "attributes", "delete");
+
+    private final Authenticator authenticator;
+    private final NearCache near;
+    private final BucketOps buckets;
+    private final ObjectOps objects;
+    private final ObjectWrites writes;
+    private final GatewayMetrics metrics;
+    private final String region;
+
+    S3Routes(Authenticator authenticator, NearCache near, BucketOps buckets, ObjectOps objects, ObjectWrites writes,
+             GatewayMetrics metrics, GatewayConfig config) {
+        this.authenticator = authenticator;
+        this.near = near;
+        this.buckets = buckets;
+        this.objects = objects;
+        this.writes = writes;
+        this.metrics = metrics;
+        this.region = config.region();
+    }
+
+    void routes(@Observes Router router) {
+        router.route().order(-100).handler(this::handle);
+    }
+
+    private void handle(RoutingContext ctx) {
+        String path = ctx.request().path();
+        if (path.startsWith("/q/") || path.equals("/q") || path.startsWith("/api/")) {
+            ctx.next();
+            return;
+        }
+        HttpServerRequest http = ctx.request();
+        if (http.method() == HttpMethod.PUT || http.method() == HttpMethod.POST) {
+            http.pause();  // the body is read once we know what it is for
+        }
+        String requestId = UUID.randomUUID().toString();
+        long started = System.nanoTime();
+        HttpServerResponse response = http.response();
+        response.putHeader("x-amz-request-id", requestId).putHeader("Server", "Granary");
+        S3Request[] parsed = {null};
+        String[] operation = {"Unknown"};
+        response.headersEndHandler(head -> metrics.firstByte(operation[0], Duration.ofNanos(System.nanoTime() - started)));
+        response.endHandler(end -> metrics.request(operation[0], response.getStatusCode()));
+        try {
+            S3Request request = S3Request.of(http);
+            parsed[0] = request;
+            Principal principal = authenticator.authenticate(http);
+            operation[0] = operation(request);
+            dispatch(ctx, request, principal, operation[0]).onFailure(failure -> fail(parsed[0], http, failure, requestId));
+        } catch (RuntimeException failure) {
+            fail(parsed[0] != null ? parsed[0] : new S3Request(http, null, null, http.path()), http, failure, requestId);
+        }
+    }
+
+    private static String operation(S3Request request) {
+        HttpMethod method = request.http().method();
+        if (request.bucket() == null) {
+            return method == HttpMethod.GET ? "ListBuckets" : "Service" + method.name();
+        }
+        if (request.key() == null) {
+            if (method == HttpMethod.GET) {
+                return request.has("location") ? "GetBucketLocation"
+                        : "2".equals(request.param("list-type")) ? "ListObjectsV2" : "ListObjects";
+            }
+            return method == HttpMethod.HEAD ? "HeadBucket" : "Bucket" + method.name();
+        }
+        if (method == HttpMethod.GET) {
+            return "GetObject";
+        } else if (method == HttpMethod.HEAD) {
+            return "HeadObject";
+        } else if (method == HttpMethod.PUT) {
+            return request.has("uploadId") ? "UploadPart" : "PutObject";
+        } else if (method == HttpMethod.POST) {
+            return request.has("uploads") ? "CreateMultipartUpload"
+                    : request.has("uploadId") ? "CompleteMultipartUpload" : "ObjectPOST";
+        } else if (method == HttpMethod.DELETE) {
+            return request.has("uploadId") ? "AbortMultipartUpload" : "DeleteObject";
+        }
+        return "Object" + method.name();
+    }
+
+    private Future<?> dispatch(RoutingContext ctx, S3Request request, Principal principal, String operation) {
+        for (String name : UNSUPPORTED) {
+            if (request.has(name)) {
+                throw S3Exception.notImplemented("the '" + name + "' sub-resource");
+            }
+        }
+        HttpServerResponse response = request.http().response();
+        return switch (operation) {
+            case "ListBuckets" -> blocking(ctx, buckets::listBuckets).compose(xml -> ok(response, xml));
+            case "HeadBucket" -> blocking(ctx, () -> dataset(request)).compose(d -> response.end());
+            case "GetBucketLocation" -> blocking(ctx, () -> dataset(request))
+                    .compose(d -> ok(response, buckets.location(region)));
+            case "ListObjectsV2" -> blocking(ctx, () -> buckets.listV2(request, dataset(request).name()))
+                    .compose(xml -> ok(response, xml));
+            case "ListObjects" -> blocking(ctx, () -> buckets.listV1(request, dataset(request).name()))
+                    .compose(xml -> ok(response, xml));
+            case "GetObject", "HeadObject" -> blocking(ctx, () -> {
+                Dataset dataset = dataset(request);
+                return new Resolved(dataset, objects.file(dataset, request.key()));
+            }).compose(resolved -> objects.get(request, resolved.dataset(), resolved.file()));
+            case "PutObject" -> blocking(ctx, () -> writable(request))
+                    .compose(dataset -> writes.put(request.http(), principal, dataset, request.key()))
+                    .compose(written -> response.putHeader("ETag", S3Responses.etag(written.etag())).end());
+            case "UploadPart" -> blocking(ctx, () -> writable(request))
+                    .compose(dataset -> writes.uploadPart(request.http(), principal, dataset, request.key(),
+                            request.param("uploadId"), partNumber(request)))
+                    .compose(etag -> response.putHeader("ETag", S3Responses.etag(etag)).end());
+            case "CreateMultipartUpload" -> blocking(ctx, () -> {
+                Dataset dataset = writable(request);
+                return Multipart.initiated(dataset.name(), request.key(), writes.createUpload(dataset, request.key()));
+            }).compose(xml -> ok(response, xml));
+            case "CompleteMultipartUpload" -> Multipart.readParts(request.http())
+                    .compose(parts -> blocking(ctx, () -> writes.completeUpload(writable(request), request.key(),
+                            request.param("uploadId"), parts)))
+                    .compose(done -> ok(response, Multipart.completed(request, done)));
+            case "AbortMultipartUpload" -> blocking(ctx, () -> {
+                writes.abortUpload(writable(request), request.key(), request.param("uploadId"));
+                return true;
+            }).compose(done -> response.setStatusCode(204).end());
+            case "DeleteObject" -> blocking(ctx, () -> {
+                writes.delete(writable(request), request.key());
+                return true;
+            }).compose(done -> response.setStatusCode(204).end());
+            default -> throw S3Exception.notImplemented(request.http().method() + " " + (request.key() != null
+                    ? "on an object" : request.bucket() != null ? "on a bucket" : "on the service"));
+        };
+    }
+
+    private record Resolved(Dataset dataset, FileInfo file) {
+    }
+
+    private Dataset dataset(S3Request request) {
+        return near.dataset(request.bucket()).orElseThrow(() -> S3Exception.noSuchBucket(request.bucket()));
+    }
+
+    private Dataset writable(S3Request request) {
+        Dataset dataset = dataset(request);
+        if (Boolean.TRUE.equals(dataset.spec().readOnly())) {
+            throw S3Exception.accessDenied("dataset '" + dataset.name() + "' is read-only");
+        }
+        return dataset;
+    }
+
+    private static int partNumber(S3Request request) {
+        String text = request.param("partNumber");
+        try {
+            int number = Integer.parseInt(text);
+            if (number >= 1 && number <= 10_000) {
+                return number;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw S3Exception.invalidArgument("Part number must be an integer between 1 and 10000, inclusive, not '"
+                + text + "'");
+    }
+
+    private static Future<Void> ok(HttpServerResponse response, String xml) {
+        return response.putHeader("Content-Type", S3Responses.XML).end(xml);
+    }
+
+    private static <T> Future<T> blocking(RoutingContext ctx, Callable<T> work) {
+        return ctx.vertx().executeBlocking(work, false);
+    }
+
+    private void fail(S3Request request, HttpServerRequest http, Throwable failure, String requestId) {
+        S3Responses.error(request, http.response(), translate(failure), requestId);
+    }
+
+    /** Whatever went wrong, as the S3 error a client can act on; only the unexpected is a 500, and it is logged. */
+    private static S3Exception translate(Throwable failure) {
+        if (failure instanceof S3Exception s3) {
+            return s3;
+        } else if (failure instanceof ObjectNotFoundException missing) {
+            return S3Exception.noSuchKey(missing.getMessage());
+        } else if (failure instanceof UploadNotFoundException) {
+            return new S3Exception(404, "NoSuchUpload", "The specified upload does not exist. The upload ID may be "
+                    + "invalid, or the upload may have been aborted or completed.");
+        } else if (failure instanceof InvalidPartException invalid) {
+            return new S3Exception(400, invalid.reason().s3Code(), invalid.getMessage());
+        } else if (failure instanceof PathOutsideMountException outside) {
+            return S3Exception.invalidArgument(outside.getMessage());
+        } else if (failure instanceof IllegalArgumentException invalid) {
+            return S3Exception.invalidArgument(invalid.getMessage());
+        } else if (failure instanceof ObjectChangedException changed) {
+            return S3Exception.slowDown("the object changed in the under-store while being read; retry: "
+                    + changed.getMessage());
+        } else if (failure instanceof UnderStoreUnavailableException || failure instanceof ProcessingException) {
+            return new S3Exception(503, "ServiceUnavailable", "a backing service is unavailable: " + failure.getMessage());
+        } else if (failure instanceof AccessDeniedException denied) {
+            return S3Exception.accessDenied("the under-store refused: " + denied.getMessage());
+        } else if (failure instanceof UnderStoreException store) {
+            return new S3Exception(503, "ServiceUnavailable", "the under-store failed: " + store.getMessage());
+        } else if (failure instanceof WebApplicationException web && web.getResponse().getStatus() >= 500) {
+            return new S3Exception(503, "ServiceUnavailable", "the metadata-service failed: " + web.getMessage());
+        }
+        LOG.errorf(failure, "S3 request failed");
+        return S3Exception.internal("We encountered an internal error. Please try again.");
+    }
+}

@@ -1,0 +1,199 @@
+package io.granary.gateway.write;
+
+import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.gateway.auth.Principal;
+import io.granary.gateway.config.GatewayConfig;
+import io.granary.gateway.metadata.MetadataClient;
+import io.granary.gateway.metadata.NearCache;
+import io.granary.gateway.understore.MountedStores;
+import io.granary.ufs.ObjectInfo;
+import io.granary.ufs.UploadedPart;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerRequest;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.WebApplicationException;
+import org.eclipse.microprofile.rest.client.inject.RestClient;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The write path: PutObject, multipart uploads and DeleteObject, written through to the under-store (which stays
+ * the truth), then into the cache from the staged bytes, and made known to the metadata-service, which re-reads
+ * the file from the store and announces the change. Multipart uploads are the under-store's own, so any gateway
+ * replica can take any part; this replica keeps the parts it took, to fill the cache when the upload completes.
+ */
+@ApplicationScoped
+public class ObjectWrites {
+
+    private static final Logger LOG = Logger.getLogger(ObjectWrites.class);
+
+    private final Vertx vertx;
+    private final MountedStores stores;
+    private final CachePush cache;
+    private final MetadataClient metadata;
+    private final NearCache near;
+    private final Path spool;
+
+    ObjectWrites(Vertx vertx, MountedStores stores, CachePush cache, @RestClient MetadataClient metadata,
+                 NearCache near, GatewayConfig config) {
+        this.vertx = vertx;
+        this.stores = stores;
+        this.cache = cache;
+        this.metadata = metadata;
+        this.near = near;
+        this.spool = config.spoolDir().toAbsolutePath();
+    }
+
+    public Future<UploadedObject> put(HttpServerRequest http, Principal principal, Dataset dataset, String key) {
+        return BodySpool.spool(vertx, http, principal, spool).compose(body -> vertx.<FileInfo>executeBlocking(() -> {
+            MountedStores.Located located = stores.locate(dataset, key);
+            stores.count("write");
+            ObjectInfo written;
+            try (InputStream in = Files.newInputStream(body.file())) {
+                written = located.store().write(located.key(), in, body.size());
+            }
+            return known(dataset, key, written);
+        }, false).compose(file -> cache.push(dataset, file, body.file()).map(new UploadedObject(file.etag())))
+                .andThen(done -> BodySpool.deleteQuietly(body.file())));
+    }
+
+    /** Blocking. */
+    public String createUpload(Dataset dataset, String key) {
+        MountedStores.Located located = stores.locate(dataset, key);
+        stores.count("upload");
+        return located.store().startUpload(located.key());
+    }
+
+    public Future<String> uploadPart(HttpServerRequest http, Principal principal, Dataset dataset, String key,
+                                     String uploadId, int partNumber) {
+        if (uploadId == null || uploadId.isBlank()) {
+            return Future.failedFuture(io.granary.gateway.s3.S3Exception.invalidArgument("uploadId is required"));
+        }
+        return BodySpool.spool(vertx, http, principal, spool).compose(body -> vertx.<String>executeBlocking(() -> {
+            MountedStores.Located located = stores.locate(dataset, key);
+            stores.count("upload");
+            String etag;
+            try (InputStream in = Files.newInputStream(body.file())) {
+                etag = located.store().uploadPart(located.key(), uploadId, partNumber, in, body.size());
+            }
+            Path kept = Files.createDirectories(parts(uploadId)).resolve(Integer.toString(partNumber));
+            Files.move(body.file(), kept, StandardCopyOption.REPLACE_EXISTING);
+            Files.writeString(kept.resolveSibling(partNumber + ".etag"), etag);
+            return etag;
+        }, false).andThen(done -> BodySpool.deleteQuietly(body.file())));
+    }
+
+    /** Blocking: completes in the under-store, then fills the cache from the parts this replica holds. */
+    public UploadedObject completeUpload(Dataset dataset, String key, String uploadId, List<UploadedPart> parts)
+            throws IOException {
+        MountedStores.Located located = stores.locate(dataset, key);
+        stores.count("upload");
+        ObjectInfo written = located.store().completeUpload(located.key(), uploadId, parts);
+        FileInfo file = known(dataset, key, written);
+        Path joined = join(uploadId, parts);
+        try {
+            if (joined != null) {
+                cache.push(dataset, file, joined).toCompletionStage().toCompletableFuture().join();
+            } else {
+                LOG.infof("upload of %s: some parts went through another gateway; its blocks fill on first read", key);
+            }
+        } finally {
+            if (joined != null) {
+                BodySpool.deleteQuietly(joined);
+            }
+            forget(uploadId);
+        }
+        return new UploadedObject(written.etag());
+    }
+
+    /** Blocking. */
+    public void abortUpload(Dataset dataset, String key, String uploadId) {
+        MountedStores.Located located = stores.locate(dataset, key);
+        stores.count("upload");
+        located.store().abortUpload(located.key(), uploadId);
+        forget(uploadId);
+    }
+
+    /** Blocking. Deleting a missing key is no error, as in S3. */
+    public void delete(Dataset dataset, String key) {
+        MountedStores.Located located = stores.locate(dataset, key);
+        stores.count("delete");
+        located.store().delete(located.key());
+        refresh(dataset, key);
+        near.forgetFile(dataset.name(), key);
+    }
+
+    /** The metadata-service re-reads the file; this gateway knows it at once. */
+    private FileInfo known(Dataset dataset, String key, ObjectInfo written) {
+        FileInfo file = new FileInfo(key, written.size(), written.mtime(), written.etag());
+        refresh(dataset, key);
+        near.put(dataset.name(), file);
+        return file;
+    }
+
+    private void refresh(Dataset dataset, String key) {
+        try {
+            metadata.refresh(dataset.name(), key);
+        } catch (WebApplicationException e) {
+            if (e.getResponse().getStatus() != 404) {
+                LOG.warnf("metadata of %s/%s not refreshed (%s); the next sync will find it", dataset.name(), key,
+                        e.getMessage());
+            }
+        }
+    }
+
+    /** The parts, in the order completed, as one staged file; null when this replica does not hold them all. */
+    private Path join(String uploadId, List<UploadedPart> parts) throws IOException {
+        Path dir = parts(uploadId);
+        for (UploadedPart part : parts) {
+            Path etag = dir.resolve(part.partNumber() + ".etag");
+            if (!Files.isRegularFile(etag) || !Files.readString(etag).equals(part.etag())) {
+                return null;
+            }
+        }
+        Path joined = Files.createTempFile(spool, "joined-", ".part");
+        try (OutputStream out = Files.newOutputStream(joined)) {
+            for (UploadedPart part : parts) {
+                Files.copy(dir.resolve(Integer.toString(part.partNumber())), out);
+            }
+        }
+        return joined;
+    }
+
+    private void forget(String uploadId) {
+        Path dir = parts(uploadId);
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(BodySpool::deleteQuietly);
+        } catch (IOException e) {
+            LOG.debugf("parts of upload %s not all removed: %s", uploadId, e.getMessage());
+        }
+    }
+
+    /** Upload ids are the under-store's and opaque: hashed into a directory name that cannot leave the spool. */
+    private Path parts(String uploadId) {
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(uploadId.getBytes(StandardCharsets.UTF_8));
+            return spool.resolve("uploads").resolve(HexFormat.of().formatHex(hash, 0, 16));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+}

@@ -1,0 +1,400 @@
+package io.granary.gateway.s3;
+
+import io.granary.devstack.testing.S3Resource;
+import io.granary.devstack.testing.StackResource;
+import io.granary.ufs.Credentials;
+import io.granary.ufs.S3Location;
+import io.granary.ufs.S3UnderStore;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The S3 API as users meet it: the AWS SDK for Java v2 against the gateway, with a real metadata-service, two real
+ * block workers, Kafka, and S3Proxy as the under-store. Methods run in order: the last one kills a worker.
+ */
+@QuarkusTest
+@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = true,
+        initArgs = @ResourceArg(name = "services", value = "metadata-service,block-service,block-service"))
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class S3ApiTest {
+
+    private static final int MIB = 1 << 20;
+
+    @TestHTTPResource("/")
+    URI gateway;
+
+    @ConfigProperty(name = "granary.devstack.s3.endpoint")
+    String s3Endpoint;
+
+    @ConfigProperty(name = "granary.devstack.s3.data-dir")
+    Path buckets;
+
+    @ConfigProperty(name = "granary.test.block-service-url")
+    String worker1;
+
+    @ConfigProperty(name = "granary.test.block-service-2-url")
+    String worker2;
+
+    @ConfigProperty(name = "granary.test.block-service-2-pid")
+    long worker2Pid;
+
+    private S3Client s3;
+    private S3UnderStore store;
+    private final Map<String, byte[]> train = new LinkedHashMap<>();
+
+    @BeforeAll
+    void setUp() {
+        s3 = client(S3Resource.ACCESS_KEY, S3Resource.SECRET_KEY);
+        // Objects go in through S3, so they carry the etags blocks are keyed by.
+        store = new S3UnderStore(new S3Location(URI.create(s3Endpoint), "us-east-1", "train", "", true),
+                new Credentials(S3Resource.ACCESS_KEY, S3Resource.SECRET_KEY));
+        Random random = new Random(42);
+        for (int i = 0; i < 24; i++) {
+            train.put("images/%02d/img-%03d.jpg".formatted(i % 3, i), bytes(random, 1 + random.nextInt(200_000)));
+        }
+        train.put("shards/shard-0.tar", bytes(random, 5 * MIB + 12_345));  // six blocks of 1 MiB, the last short
+        train.put("odd name + 100%.txt", bytes(random, 999));
+        train.put("ckpt/empty", new byte[0]);
+        try {
+            Files.createDirectories(buckets.resolve("train"));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        train.forEach((key, content) -> store.write(key, new java.io.ByteArrayInputStream(content), content.length));
+        createDataset("train", "1MiB");
+    }
+
+    @AfterAll
+    void tearDown() {
+        s3.close();
+        store.close();
+    }
+
+    @Test
+    @Order(1)
+    void everyObjectIsListedHeadedAndReadByteForByteAndTheSecondPassComesFromTheCache() throws IOException {
+        assertThat(s3.listBuckets().buckets()).anySatisfy(bucket -> assertThat(bucket.name()).isEqualTo("train"));
+        assertThat(listAll("train", null)).containsExactlyElementsOf(new TreeSet<>(train.keySet()));
+
+        readEverything();
+        double storeReads = underStoreReads();
+        double shortCircuit = metric(gateway, "granary_gateway_bytes_served_total\\{source=\"shortcircuit\"}");
+
+        readEverything();
+        assertThat(underStoreReads()).as("no under-store read on the warm pass").isEqualTo(storeReads);
+        assertThat(metric(gateway, "granary_gateway_bytes_served_total\\{source=\"shortcircuit\"}"))
+                .as("warm blocks are read from the workers' files on this node").isGreaterThan(shortCircuit);
+    }
+
+    @Test
+    @Order(2)
+    void rangesAcrossBlockBoundariesAndConditionalsAreAnsweredAsS3Does() throws IOException {
+        byte[] shard = train.get("shards/shard-0.tar");
+        Random random = new Random(7);
+        for (int i = 0; i < 40; i++) {
+            int first = random.nextInt(shard.length);
+            int last = Math.min(shard.length - 1, first + random.nextInt(3 * MIB));
+            try (ResponseInputStream<GetObjectResponse> in = s3.getObject(get -> get.bucket("train")
+                    .key("shards/shard-0.tar").range("bytes=" + first + "-" + last))) {
+                assertThat(in.readAllBytes()).isEqualTo(java.util.Arrays.copyOfRange(shard, first, last + 1));
+                assertThat(in.response().contentRange()).isEqualTo("bytes " + first + "-" + last + "/" + shard.length);
+            }
+        }
+        try (ResponseInputStream<GetObjectResponse> in = s3.getObject(get -> get.bucket("train")
+                .key("shards/shard-0.tar").range("bytes=-100"))) {
+            assertThat(in.readAllBytes()).isEqualTo(java.util.Arrays.copyOfRange(shard, shard.length - 100, shard.length));
+        }
+        HeadObjectResponse head = s3.headObject(h -> h.bucket("train").key("shards/shard-0.tar"));
+        assertThat(head.eTag()).isEqualTo('"' + store.stat("shards/shard-0.tar").etag() + '"');
+        assertThat(head.contentLength()).isEqualTo(shard.length);
+        assertThatThrownBy(() -> s3.getObject(get -> get.bucket("train").key("shards/shard-0.tar")
+                .ifNoneMatch(head.eTag())).close()).isInstanceOfSatisfying(S3Exception.class,
+                e -> assertThat(e.statusCode()).isEqualTo(304));
+        assertThatThrownBy(() -> s3.getObject(get -> get.bucket("train").key("shards/shard-0.tar")
+                .ifMatch("\"other\"")).close()).isInstanceOfSatisfying(S3Exception.class,
+                e -> assertThat(e.awsErrorDetails().errorCode()).isEqualTo("PreconditionFailed"));
+    }
+
+    @Test
+    @Order(3)
+    void aListingOfThreeThousandKeysPagesAsTheStoreDoes() throws IOException {
+        TreeSet<String> keys = new TreeSet<>();
+        for (int d = 0; d < 30; d++) {
+            Path dir = Files.createDirectories(buckets.resolve("many").resolve("d%02d".formatted(d)));
+            for (int f = 0; f < 100; f++) {
+                Files.write(dir.resolve("f%03d".formatted(f)), new byte[]{(byte) f});
+                keys.add("d%02d/f%03d".formatted(d, f));
+            }
+        }
+        createDataset("many", "16MiB");
+        List<String> pages = new ArrayList<>();
+        ListObjectsV2Response page = null;
+        do {
+            String token = page == null ? null : page.nextContinuationToken();
+            page = s3.listObjectsV2(list -> list.bucket("many").maxKeys(700).continuationToken(token));
+            page.contents().stream().map(S3Object::key).forEach(pages::add);
+            assertThat(page.keyCount()).isLessThanOrEqualTo(700);
+        } while (page.isTruncated());
+        assertThat(pages).containsExactlyElementsOf(keys);
+
+        ListObjectsV2Response dirs = s3.listObjectsV2(list -> list.bucket("many").delimiter("/"));
+        assertThat(dirs.commonPrefixes()).hasSize(30);
+        assertThat(s3.listObjectsV2(list -> list.bucket("many").prefix("d07/").startAfter("d07/f050")).contents())
+                .extracting(S3Object::key).hasSize(49).first().isEqualTo("d07/f051");
+        // ListObjects V1, as s3fs uses it, pages with the marker.
+        List<String> v1 = new ArrayList<>();
+        String marker = null;
+        software.amazon.awssdk.services.s3.model.ListObjectsResponse v1Page;
+        do {
+            String from = marker;
+            v1Page = s3.listObjects(list -> list.bucket("many").maxKeys(1000).marker(from));
+            v1Page.contents().stream().map(S3Object::key).forEach(v1::add);
+            marker = v1.get(v1.size() - 1);
+        } while (v1Page.isTruncated());
+        assertThat(v1).containsExactlyElementsOf(keys);
+    }
+
+    @Test
+    @Order(4)
+    void putAndA200MiBMultipartUploadLandInTheStoreAndAreThenReadFromTheCache() throws Exception {
+        byte[] small = bytes(new Random(3), 3 * MIB + 5);
+        s3.putObject(put -> put.bucket("train").key("ckpt/step-1/model.pt"), RequestBody.fromBytes(small));
+        assertThat(readStore("ckpt/step-1/model.pt")).isEqualTo(sha256(small));
+
+        String key = "ckpt/step-2/model.pt";
+        String uploadId = s3.createMultipartUpload(create -> create.bucket("train").key(key)).uploadId();
+        List<CompletedPart> parts = new ArrayList<>();
+        MessageDigest whole = MessageDigest.getInstance("SHA-256");
+        Random random = new Random(11);
+        for (int part = 1; part <= 8; part++) {
+            byte[] content = bytes(random, part < 8 ? 25 * MIB : 25 * MIB - 4321);
+            whole.update(content);
+            int number = part;
+            String etag = s3.uploadPart(upload -> upload.bucket("train").key(key).uploadId(uploadId).partNumber(number),
+                    RequestBody.fromBytes(content)).eTag();
+            parts.add(CompletedPart.builder().partNumber(number).eTag(etag).build());
+        }
+        String etag = s3.completeMultipartUpload(complete -> complete.bucket("train").key(key).uploadId(uploadId)
+                .multipartUpload(upload -> upload.parts(parts))).eTag();
+        String expected = HexFormat.of().formatHex(whole.digest());
+        assertThat(readStore(key)).as("the under-store has the bytes").isEqualTo(expected);
+        assertThat(etag).isEqualTo('"' + store.stat(key).etag() + '"');
+
+        double storeReads = underStoreReads();
+        assertThat(sha256(s3.getObject(get -> get.bucket("train").key(key)))).isEqualTo(expected);
+        assertThat(sha256(s3.getObject(get -> get.bucket("train").key("ckpt/step-1/model.pt")))).isEqualTo(sha256(small));
+        assertThat(underStoreReads()).as("written through: read from the cache").isEqualTo(storeReads);
+        assertThat(listAll("train", "ckpt/")).contains(key, "ckpt/step-1/model.pt");
+
+        s3.deleteObject(delete -> delete.bucket("train").key("ckpt/step-1/model.pt"));
+        assertThatThrownBy(() -> s3.headObject(h -> h.bucket("train").key("ckpt/step-1/model.pt")))
+                .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(404));
+    }
+
+    @Test
+    @Order(5)
+    void badRequestsGetS3ErrorsAndNeverA500() throws Exception {
+        try (S3Client wrongSecret = client(S3Resource.ACCESS_KEY, "not-the-secret");
+             S3Client unknownKey = client("nobody", "whatever")) {
+            assertThatThrownBy(() -> wrongSecret.listBuckets()).isInstanceOfSatisfying(S3Exception.class,
+                    e -> assertThat(e.awsErrorDetails().errorCode()).isEqualTo("SignatureDoesNotMatch"));
+            assertThatThrownBy(() -> unknownKey.listBuckets()).isInstanceOfSatisfying(S3Exception.class,
+                    e -> assertThat(e.awsErrorDetails().errorCode()).isEqualTo("InvalidAccessKeyId"));
+        }
+        assertThatThrownBy(() -> s3.listObjectsV2(list -> list.bucket("no-such-dataset")))
+                .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.awsErrorDetails().errorCode())
+                        .isEqualTo("NoSuchBucket"));
+        assertThatThrownBy(() -> s3.getObject(get -> get.bucket("train").key("no/such/key")).close())
+                .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.awsErrorDetails().errorCode())
+                        .isEqualTo("NoSuchKey"));
+        assertThatThrownBy(() -> s3.getObject(get -> get.bucket("train").key("shards/shard-0.tar")
+                .range("bytes=99999999-")).close()).isInstanceOfSatisfying(S3Exception.class,
+                e -> assertThat(e.awsErrorDetails().errorCode()).isEqualTo("InvalidRange"));
+        String uploadId = s3.createMultipartUpload(create -> create.bucket("train").key("bad/xml")).uploadId();
+        HttpResponse<String> garbage = Signed.send(gateway, "POST", "/train/bad/xml?uploadId=" + uploadId,
+                "<CompleteMultipartUpload><Part><oops".getBytes());
+        assertThat(garbage.statusCode()).as(garbage.body()).isEqualTo(400);
+        assertThat(garbage.body()).contains("<Code>MalformedXML</Code>");
+        HttpResponse<String> anonymous = HttpClient.newHttpClient().send(HttpRequest.newBuilder(gateway.resolve("/train"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(anonymous.statusCode()).isEqualTo(403);
+        assertThat(anonymous.body()).contains("<Code>AccessDenied</Code>");
+        HttpResponse<String> acl = Signed.send(gateway, "GET", "/train?acl", null);
+        assertThat(acl.statusCode()).isEqualTo(501);
+        assertThat(acl.body()).contains("<Code>NotImplemented</Code>");
+        assertThat(metric(gateway, "granary_gateway_requests_total\\{operation=\"[A-Za-z]+\",status=\"500\"}"))
+                .isZero();
+    }
+
+    @Test
+    @Order(6)
+    void theManagementApiIsServedThroughTheGateway() {
+        given().baseUri(gateway.toString()).get("/api/v1/datasets/train").then().statusCode(200)
+                .body("spec.name", org.hamcrest.Matchers.equalTo("train"));
+        given().baseUri(gateway.toString()).get("/api/v1/datasets/nope").then().statusCode(404)
+                .contentType("application/problem+json");
+    }
+
+    @Test
+    @Order(100)
+    void aWorkerKilledDuringAReadDoesNotFailIt() throws Exception {
+        Random random = new Random(99);
+        byte[] big = bytes(random, 40 * MIB + 77);
+        store.write("big/cold.bin", new java.io.ByteArrayInputStream(big), big.length);
+        createDataset("cold", "1MiB", "train");
+        double fallbacks = metric(gateway, "granary_gateway_fallbacks_total\\{reason=\"[a-z-]+\"}");
+        try (ResponseInputStream<GetObjectResponse> in = s3.getObject(get -> get.bucket("cold").key("big/cold.bin"))) {
+            byte[] head = in.readNBytes(MIB);
+            ProcessHandle.of(worker2Pid).ifPresent(ProcessHandle::destroyForcibly);
+            ProcessHandle.of(worker2Pid).ifPresent(process -> process.onExit().join());
+            byte[] rest = in.readAllBytes();
+            byte[] read = new byte[head.length + rest.length];
+            System.arraycopy(head, 0, read, 0, head.length);
+            System.arraycopy(rest, 0, read, head.length, rest.length);
+            assertThat(sha256(read)).isEqualTo(sha256(big));
+        }
+        assertThat(metric(gateway, "granary_gateway_fallbacks_total\\{reason=\"[a-z-]+\"}"))
+                .as("the dead worker's blocks were read around it").isGreaterThan(fallbacks);
+        // And after: placement has moved on, reads work with one worker.
+        assertThat(sha256(s3.getObject(get -> get.bucket("cold").key("big/cold.bin")))).isEqualTo(sha256(big));
+    }
+
+    private void readEverything() throws IOException {
+        for (Map.Entry<String, byte[]> object : train.entrySet()) {
+            HeadObjectResponse head = s3.headObject(h -> h.bucket("train").key(object.getKey()));
+            assertThat(head.contentLength()).isEqualTo(object.getValue().length);
+            try (ResponseInputStream<GetObjectResponse> in = s3.getObject(get -> get.bucket("train").key(object.getKey()))) {
+                assertThat(in.readAllBytes()).as(object.getKey()).isEqualTo(object.getValue());
+                assertThat(in.response().eTag()).isEqualTo(head.eTag());
+            }
+        }
+    }
+
+    private List<String> listAll(String bucket, String prefix) {
+        List<String> keys = new ArrayList<>();
+        s3.listObjectsV2Paginator(list -> list.bucket(bucket).prefix(prefix).maxKeys(10)).contents()
+                .forEach(object -> keys.add(object.key()));
+        return keys;
+    }
+
+    /** Under-store reads anywhere: by the two workers (a dead one reads nothing) and by the gateway itself. */
+    private double underStoreReads() {
+        double reads = metric(gateway, "granary_gateway_ufs_requests_total\\{op=\"read\"}");
+        for (String worker : List.of(worker1, worker2)) {
+            try {
+                reads += metric(URI.create(worker), "granary_understore_reads_total");
+            } catch (RuntimeException e) {
+                // killed
+            }
+        }
+        return reads;
+    }
+
+    private static double metric(URI base, String pattern) {
+        String body = given().baseUri(base.toString()).get("/q/metrics").asString();
+        Matcher matcher = Pattern.compile("^" + pattern + " ([0-9.E+-]+)$", Pattern.MULTILINE).matcher(body);
+        double sum = 0;
+        while (matcher.find()) {
+            sum += Double.parseDouble(matcher.group(1));
+        }
+        return sum;
+    }
+
+    private void createDataset(String name, String blockSize) {
+        createDataset(name, blockSize, name);
+    }
+
+    /** Through the gateway: the management API is proxied to the metadata-service. */
+    private void createDataset(String name, String blockSize, String bucket) {
+        given().baseUri(gateway.toString()).contentType(ContentType.JSON).body(Map.of("name", name,
+                        "blockSize", blockSize,
+                        "mounts", List.of(Map.of("uri", "s3://" + bucket + "/", "credentialsRef", "devstack-s3",
+                                "options", Map.of("endpoint", s3Endpoint, "pathStyle", "true")))))
+                .post("/api/v1/datasets").then().statusCode(201);
+        await().atMost(Duration.ofSeconds(60)).until(() -> "Bound".equals(given().baseUri(gateway.toString())
+                .get("/api/v1/datasets/" + name).jsonPath().getString("status.phase")));
+    }
+
+    private S3Client client(String accessKey, String secretKey) {
+        return S3Client.builder().endpointOverride(gateway).region(Region.US_EAST_1).forcePathStyle(true)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
+                .httpClient(UrlConnectionHttpClient.create()).build();
+    }
+
+    private String readStore(String key) throws Exception {
+        try (InputStream in = store.read(key, 0, -1)) {
+            return sha256(in);
+        }
+    }
+
+    private static byte[] bytes(Random random, int size) {
+        byte[] content = new byte[size];
+        random.nextBytes(content);
+        return content;
+    }
+
+    private static String sha256(byte[] content) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
+    }
+
+    private static String sha256(InputStream in) throws Exception {
+        MessageDigest digest = MessageDigest.getInstance("SHA-256");
+        try (in) {
+            byte[] chunk = new byte[1 << 16];
+            for (int n; (n = in.read(chunk)) > 0; ) {
+                digest.update(chunk, 0, n);
+            }
+        }
+        return HexFormat.of().formatHex(digest.digest());
+    }
+}
