@@ -1,0 +1,9 @@
+package io.granary.gateway.auth;
+
+import java.util.Optional;
+
+/** The secret key of an access key, if the key exists. */
+@FunctionalInterface
+public interface SecretLookup {
+    Optional<String> secretKey(String accessKeyId);
+}

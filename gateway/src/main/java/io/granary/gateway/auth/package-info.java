@@ -1,0 +1,13 @@
+/**
+ * Authentication of the S3 API: AWS Signature Version 4, verification side.
+ *
+ * <p>{@link io.granary.gateway.auth.SigV4Verifier#verify} takes the request as it arrived
+ * ({@link io.granary.gateway.auth.IncomingRequest}: Vert.x's {@code path()} and {@code query()} are still
+ * percent-encoded, as wanted; header names lower-cased) and answers with a
+ * {@link io.granary.gateway.auth.Principal}, or throws an {@link io.granary.gateway.auth.AuthFailure} carrying the
+ * S3 error code and HTTP status to answer with. The principal's {@link io.granary.gateway.auth.PayloadMode} says how
+ * to read the body: as it comes (UNSIGNED, ANONYMOUS); checking its SHA-256 against the principal's payloadSha256
+ * (SIGNED); or, in the three STREAMING modes, through an {@link io.granary.gateway.auth.AwsChunkedDecoder}, fed each
+ * piece of the body and ended at its end.
+ */
+package io.granary.gateway.auth;
