@@ -53,6 +53,9 @@ public class Authenticator {
         Map<String, List<String>> headers = new TreeMap<>();
         http.headers().forEach(entry -> headers.computeIfAbsent(entry.getKey().toLowerCase(Locale.ROOT),
                 name -> new ArrayList<>()).add(entry.getValue()));
+        if (!headers.containsKey("host") && http.authority() != null) {
+            headers.put("host", List.of(http.authority().toString()));  // HTTP/2 carries it as :authority
+        }
         try {
             return verifier.verify(new IncomingRequest(http.method().name(), http.path(), http.query(), headers));
         } catch (AuthFailure failure) {

@@ -38,6 +38,6 @@ final class Signed {
                 values.forEach(value -> http.header(name, value));
             }
         });
-        return HttpClient.newHttpClient().send(http.build(), HttpResponse.BodyHandlers.ofString());
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(http.build(), HttpResponse.BodyHandlers.ofString());
     }
 }
