@@ -49,6 +49,8 @@ public final class LocalUnderStore implements UnderStore {
 
     /** Multipart uploads in progress, at the top of the root; not part of the mount. */
     static final String UPLOADS_DIR = ".granary-uploads";
+    /** Granary's own state beside the data of a local under-store: never served, never written through a mount. */
+    static final String STATE_DIR = ".granary";
 
     /** In an upload's directory: the key of the object it makes. */
     private static final String UPLOAD_KEY_FILE = "key";
@@ -344,17 +346,22 @@ public final class LocalUnderStore implements UnderStore {
         }
     }
 
-    /** True for keys inside the uploads directory, which is not part of the mount (on any case-folding disk too). */
+    /**
+     * True for keys inside the uploads directory or {@value #STATE_DIR} (where {@code ./granary up} keeps keys,
+     * secrets and caches when its data directory is also a mount), neither of which is part of the mount (on any
+     * case-folding disk too).
+     */
     static boolean reserved(String key) {
         int slash = key.indexOf('/');
-        return (slash < 0 ? key : key.substring(0, slash)).equalsIgnoreCase(UPLOADS_DIR);
+        String top = slash < 0 ? key : key.substring(0, slash);
+        return top.equalsIgnoreCase(UPLOADS_DIR) || top.equalsIgnoreCase(STATE_DIR);
     }
 
     private String writableKey(String path) {
         String key = Keys.object(path);
         if (reserved(key)) {
             throw new PathOutsideMountException("'" + key + "' is reserved in " + uri
-                    + " for multipart uploads in progress");
+                    + " for Granary's own state and multipart uploads in progress");
         }
         return key;
     }

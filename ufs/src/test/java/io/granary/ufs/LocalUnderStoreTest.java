@@ -89,6 +89,21 @@ class LocalUnderStoreTest extends UnderStoreContractTest {
     }
 
     @Test
+    void granarysOwnStateBesideTheDataIsNeverServed() throws IOException {
+        // ./granary up keeps its S3 keys and secrets in <data>/.granary, and ./data may be mounted as a dataset.
+        Path keys = Files.createDirectories(store.root().resolve(LocalUnderStore.STATE_DIR)).resolve("s3-keys");
+        Files.writeString(keys, "AWS_SECRET_ACCESS_KEY=secret");
+        assertThatThrownBy(() -> store.stat(".granary/s3-keys")).isInstanceOf(ObjectNotFoundException.class);
+        assertThatThrownBy(() -> store.read(".Granary/s3-keys", 0, -1)).isInstanceOf(ObjectNotFoundException.class);
+        assertThat(store.list("", null, null, 1000).objects()).noneMatch(o -> o.path().startsWith(".granary"));
+        assertThat(store.list(".granary/", null, null, 10).objects()).isEmpty();
+        assertThatThrownBy(() -> store.write(".granary/s3-keys", new ByteArrayInputStream(new byte[1]), 1))
+                .isInstanceOf(PathOutsideMountException.class);
+        store.delete(".granary/s3-keys");
+        assertThat(keys).exists();
+    }
+
+    @Test
     void uploadsInProgressAreNotPartOfTheMount() throws IOException {
         String id = store.startUpload("staged/x");
         String etag = part("staged/x", id, 1, new byte[] {1, 2, 3});
