@@ -5,6 +5,7 @@ import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.gateway.metadata.NearCache;
 import io.granary.gateway.read.ObjectReads;
+import io.granary.gateway.read.SequentialPrefetch;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
@@ -16,10 +17,12 @@ public class ObjectOps {
 
     private final NearCache near;
     private final ObjectReads reads;
+    private final SequentialPrefetch prefetch;
 
-    ObjectOps(NearCache near, ObjectReads reads) {
+    ObjectOps(NearCache near, ObjectReads reads, SequentialPrefetch prefetch) {
         this.near = near;
         this.reads = reads;
+        this.prefetch = prefetch;
     }
 
     /** Blocking on a near-cache miss: call off the event loop. */
@@ -54,6 +57,9 @@ public class ObjectOps {
         response.putHeader("Content-Length", Long.toString(slice.length()));
         if (request.http().method() == HttpMethod.HEAD || slice.length() == 0) {
             return response.end();
+        }
+        if (range != null) {
+            prefetch.rangeRead(dataset, file, slice.offset(), slice.length());
         }
         return reads.stream(request.http(), dataset, file, slice.offset(), slice.length())
                 .compose(streamed -> response.end());

@@ -1,0 +1,102 @@
+package io.granary.gateway.read;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.granary.contracts.block.BlockApi;
+import io.granary.contracts.block.BlockId;
+import io.granary.contracts.block.BlockLoadRequest;
+import io.granary.contracts.block.BlockRef;
+import io.granary.contracts.block.Blocks;
+import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.worker.Worker;
+import io.granary.gateway.config.GatewayConfig;
+import io.granary.gateway.metadata.Membership;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Read-ahead across requests: S3 clients read a large object as a run of ranged GETs (s3fs, boto3, the AWS CLI).
+ * When a range starts where the last one of the same file ended, the owners of the blocks after it are told to
+ * load them now ({@code POST /blocks/load}, fire and forget), so the next GET finds them cached. Random access
+ * prefetches nothing.
+ */
+@ApplicationScoped
+public class SequentialPrefetch {
+
+    private static final Logger LOG = Logger.getLogger(SequentialPrefetch.class);
+
+    private final Membership membership;
+    private final ShortCircuit shortCircuit;
+    private final HttpClient client;
+    private final ObjectMapper json;
+    private final int blocksAhead;
+    /** Where the last range of each file ended: a run of reads of one file is one sequence. */
+    private final Cache<String, Long> ends = Caffeine.newBuilder().maximumSize(100_000)
+            .expireAfterAccess(Duration.ofMinutes(2)).build();
+
+    SequentialPrefetch(Vertx vertx, Membership membership, ShortCircuit shortCircuit, ObjectMapper json,
+                       GatewayConfig config) {
+        this.membership = membership;
+        this.shortCircuit = shortCircuit;
+        this.json = json;
+        this.blocksAhead = config.read().readAhead();
+        this.client = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(8).setConnectTimeout(2000));
+    }
+
+    /** A range of {@code file} is being read: if it continues the previous one, load what comes after it. */
+    public void rangeRead(Dataset dataset, FileInfo file, long offset, long length) {
+        String key = dataset.name() + '\0' + file.path() + '\0' + file.etag();
+        long end = offset + length;
+        Long previousEnd = ends.asMap().put(key, end);
+        if (blocksAhead < 1 || previousEnd == null || previousEnd != offset || end >= file.size()) {
+            return;
+        }
+        long blockSize = dataset.spec().blockSizeBytes();
+        int first = Math.toIntExact((end - 1) / blockSize) + 1;
+        int last = Math.min(Blocks.count(file.size(), blockSize) - 1, first + blocksAhead - 1);
+        Map<Worker, List<BlockRef>> byOwner = new java.util.HashMap<>();
+        for (int index = first; index <= last; index++) {
+            String blockId = BlockId.of(dataset.name(), file.path(), file.etag(), index).toString();
+            List<Worker> owners = membership.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
+            if (!owners.isEmpty() && shortCircuit.find(owners.get(0), dataset.name(), blockId).isEmpty()) {
+                byOwner.computeIfAbsent(owners.get(0), o -> new ArrayList<>()).add(new BlockRef(file.path(), file.etag(), index));
+            }
+        }
+        byOwner.forEach((owner, blocks) -> load(owner, new BlockLoadRequest(dataset.name(), blocks)));
+    }
+
+    private void load(Worker owner, BlockLoadRequest request) {
+        String body;
+        try {
+            body = json.writeValueAsString(request);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a load request always serialises", e);
+        }
+        URI base = URI.create(owner.address());
+        client.request(new RequestOptions().setMethod(HttpMethod.POST).setHost(base.getHost())
+                        .setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(BlockApi.ROOT + "/load")
+                        .putHeader("Content-Type", "application/json"))
+                .compose(http -> http.send(body)).compose(response -> response.body())
+                .onFailure(failure -> LOG.debugf("prefetch on %s failed: %s", owner.id(), failure.getMessage()));
+    }
+
+    @PreDestroy
+    void close() {
+        client.close();
+    }
+}
