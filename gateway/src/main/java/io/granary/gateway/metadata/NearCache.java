@@ -50,6 +50,12 @@ public class NearCache {
         return cached == null ? Optional.empty() : cached;
     }
 
+    /** The file as cached now, without asking: a warm read resolves on the event loop. */
+    public Optional<FileInfo> cachedFile(String dataset, String path) {
+        Optional<FileInfo> cached = files.getIfPresent(new FileKey(dataset, path));
+        return cached == null ? Optional.empty() : cached;
+    }
+
     /** What the gateway itself just learnt (after a write), so its own next read needs no lookup. */
     public void put(String dataset, FileInfo info) {
         files.put(new FileKey(dataset, info.path()), Optional.of(info));

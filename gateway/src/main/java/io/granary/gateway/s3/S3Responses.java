@@ -27,11 +27,12 @@ final class S3Responses {
         }
         response.headers().clear();
         response.putHeader("x-amz-request-id", requestId);
-        if (!request.http().isEnded()) {
+        HttpMethod method = request.http().method();
+        if ((method == HttpMethod.PUT || method == HttpMethod.POST) && !request.http().isEnded()) {
             response.putHeader("Connection", "close");  // the unread body must not be taken for the next request
         }
         response.setStatusCode(error.status());
-        if (request.http().method() == HttpMethod.HEAD) {
+        if (method == HttpMethod.HEAD) {
             response.end();
             return;
         }

@@ -29,9 +29,10 @@ import jakarta.ws.rs.WebApplicationException;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The S3 API at the gateway's root, path-style (bucket = dataset, key = path in it), as plain Vert.x routes: bodies
@@ -48,6 +49,8 @@ public class S3Routes {
             "legal-hold", "object-lock", "torrent", "restore", "select", "accelerate", "requestPayment",
             "ownershipControls", "publicAccessBlock", "inventory", "analytics", "metrics", "intelligent-tiering",
             "attributes", "delete");
+
+    private static final Set<String> READS_BODY = Set.of("PutObject", "UploadPart", "CompleteMultipartUpload");
 
     private final Authenticator authenticator;
     private final NearCache near;
@@ -79,10 +82,9 @@ public class S3Routes {
             return;
         }
         HttpServerRequest http = ctx.request();
-        if (http.method() == HttpMethod.PUT || http.method() == HttpMethod.POST) {
-            http.pause();  // the body is read once we know what it is for
-        }
-        String requestId = UUID.randomUUID().toString();
+        http.pause();  // a body is read once the request is known to be allowed and what it is for
+        // Unique enough to find a request in the logs; SecureRandom (UUID) would contend on the hot path.
+        String requestId = String.format("%016X", ThreadLocalRandom.current().nextLong());
         long started = System.nanoTime();
         HttpServerResponse response = http.response();
         response.putHeader("x-amz-request-id", requestId).putHeader("Server", "Granary");
@@ -95,6 +97,9 @@ public class S3Routes {
             parsed[0] = request;
             Principal principal = authenticator.authenticate(http);
             operation[0] = operation(request);
+            if (!READS_BODY.contains(operation[0])) {
+                http.resume();  // any body is not ours to read: let it drain, so the connection can go on
+            }
             dispatch(ctx, request, principal, operation[0]).onFailure(failure -> fail(parsed[0], http, failure, requestId));
         } catch (RuntimeException failure) {
             fail(parsed[0] != null ? parsed[0] : new S3Request(http, null, null, http.path()), http, failure, requestId);
@@ -144,10 +149,8 @@ public class S3Routes {
                     .compose(xml -> ok(response, xml));
             case "ListObjects" -> blocking(ctx, () -> buckets.listV1(request, dataset(request).name()))
                     .compose(xml -> ok(response, xml));
-            case "GetObject", "HeadObject" -> blocking(ctx, () -> {
-                Dataset dataset = dataset(request);
-                return new Resolved(dataset, objects.file(dataset, request.key()));
-            }).compose(resolved -> objects.get(request, resolved.dataset(), resolved.file()));
+            case "GetObject", "HeadObject" -> resolve(ctx, request)
+                    .compose(resolved -> objects.get(request, resolved.dataset(), resolved.file()));
             case "PutObject" -> blocking(ctx, () -> writable(request))
                     .compose(dataset -> writes.put(request.http(), principal, dataset, request.key()))
                     .compose(written -> response.putHeader("ETag", S3Responses.etag(written.etag())).end());
@@ -177,6 +180,19 @@ public class S3Routes {
     }
 
     private record Resolved(Dataset dataset, FileInfo file) {
+    }
+
+    /** A warm read finds both in the near cache and stays on the event loop; a miss asks the metadata-service. */
+    private Future<Resolved> resolve(RoutingContext ctx, S3Request request) {
+        Optional<Dataset> dataset = near.cachedDataset(request.bucket());
+        Optional<FileInfo> file = dataset.flatMap(d -> near.cachedFile(d.name(), request.key()));
+        if (file.isPresent()) {
+            return Future.succeededFuture(new Resolved(dataset.get(), file.get()));
+        }
+        return blocking(ctx, () -> {
+            Dataset found = dataset(request);
+            return new Resolved(found, objects.file(found, request.key()));
+        });
     }
 
     private Dataset dataset(S3Request request) {
@@ -214,6 +230,9 @@ public class S3Routes {
     }
 
     private void fail(S3Request request, HttpServerRequest http, Throwable failure, String requestId) {
+        if (http.method() != HttpMethod.PUT && http.method() != HttpMethod.POST) {
+            http.resume();  // no body to speak of: the connection goes on (uploads are answered with close)
+        }
         S3Responses.error(request, http.response(), translate(failure), requestId);
     }
 

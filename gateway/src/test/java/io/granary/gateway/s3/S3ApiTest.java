@@ -62,7 +62,7 @@ import static org.awaitility.Awaitility.await;
  * block workers, Kafka, and S3Proxy as the under-store. Methods run in order: the last one kills a worker.
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = true,
+@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false,
         initArgs = @ResourceArg(name = "services", value = "metadata-service,block-service,block-service"))
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -277,12 +277,50 @@ class S3ApiTest {
     }
 
     @Test
+    @Order(0)
+    void healthMetricsAndOpenApiAreServedBesideTheS3Api() {
+        given().baseUri(gateway.toString()).get("/q/health/ready").then().statusCode(200)
+                .body("status", org.hamcrest.Matchers.equalTo("UP"))
+                .body(org.hamcrest.Matchers.containsString("dataset-events"));
+        given().baseUri(gateway.toString()).get("/q/openapi").then().statusCode(200)
+                .body(org.hamcrest.Matchers.containsString("gateway"));
+        given().baseUri(gateway.toString()).get("/q/metrics").then().statusCode(200)
+                .body(org.hamcrest.Matchers.containsString("jvm_memory_used_bytes"));
+    }
+
+    @Test
     @Order(6)
     void theManagementApiIsServedThroughTheGateway() {
         given().baseUri(gateway.toString()).get("/api/v1/datasets/train").then().statusCode(200)
                 .body("spec.name", org.hamcrest.Matchers.equalTo("train"));
         given().baseUri(gateway.toString()).get("/api/v1/datasets/nope").then().statusCode(404)
                 .contentType("application/problem+json");
+    }
+
+    @Test
+    @Order(7)
+    void rangedReadsInSequenceLoadTheNextBlocksBeforeTheyAreAskedFor() throws IOException {
+        createDataset("seq", "1MiB", "train");
+        byte[] shard = train.get("shards/shard-0.tar");
+        double before = underStoreReads();
+        for (int block = 0; block < 2; block++) {
+            int first = block * MIB;
+            try (ResponseInputStream<GetObjectResponse> in = s3.getObject(get -> get.bucket("seq")
+                    .key("shards/shard-0.tar").range("bytes=" + first + "-" + (first + MIB - 1)))) {
+                assertThat(in.readAllBytes()).isEqualTo(java.util.Arrays.copyOfRange(shard, first, first + MIB));
+            }
+        }
+        // Blocks 0 and 1 were read; the second read continued the first, so blocks 2 and 3 load unasked.
+        await().atMost(Duration.ofSeconds(30)).until(() -> underStoreReads() == before + 4);
+        // Out of order, so these two prefetch nothing themselves.
+        for (int block : new int[]{3, 2}) {
+            int first = block * MIB;
+            try (ResponseInputStream<GetObjectResponse> in = s3.getObject(get -> get.bucket("seq")
+                    .key("shards/shard-0.tar").range("bytes=" + first + "-" + (first + MIB - 1)))) {
+                assertThat(in.readAllBytes()).isEqualTo(java.util.Arrays.copyOfRange(shard, first, first + MIB));
+            }
+        }
+        assertThat(underStoreReads()).as("blocks 2 and 3 were already cached").isEqualTo(before + 4);
     }
 
     @Test
