@@ -117,7 +117,8 @@ public class BlockFiller {
         byte[] chunk = new byte[CHUNK];
         long total = 0;
         int n;
-        while ((n = in.read(chunk)) > 0) {
+        // readNBytes fills the chunk: an S3 body stream hands out a few KiB per read, one write each would cost more.
+        while ((n = in.readNBytes(chunk, 0, CHUNK)) > 0) {
             total += n;
             if (total > reservation.bytes()) {
                 throw new IOException("the under-store sent more than a block");
