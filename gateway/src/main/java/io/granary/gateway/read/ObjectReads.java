@@ -28,11 +28,13 @@ public class ObjectReads {
     final ShortCircuit shortCircuit;
     final MountedStores stores;
     final GatewayMetrics metrics;
+    final WorkerLoads loads;
     final int readAhead;
     final long ownerTimeoutMillis;
 
     ObjectReads(Vertx vertx, Membership membership, ShortCircuit shortCircuit, MountedStores stores,
-                GatewayMetrics metrics, GatewayConfig config) {
+                GatewayMetrics metrics, WorkerLoads loads, GatewayConfig config) {
+        this.loads = loads;
         this.vertx = vertx;
         this.workers = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(64).setKeepAlive(true)
                 .setTcpNoDelay(true).setConnectTimeout(2000));

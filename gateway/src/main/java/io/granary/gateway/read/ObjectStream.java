@@ -1,6 +1,7 @@
 package io.granary.gateway.read;
 
 import io.granary.contracts.block.BlockId;
+import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.block.BlockSlice;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
@@ -19,8 +20,9 @@ import java.util.Optional;
 
 /**
  * One response body, block by block, in order. Each block comes from the first of: its file on this node
- * (short-circuit, zero-copy), its owners in placement order (the next blocks already asked for: read-ahead), the
- * under-store. A failed owner is suspected and the rest of its block read around it, so a dead worker slows the
+ * (short-circuit, zero-copy; an owner on this node is asked to fill a missing block, which is then sent from its
+ * file), its owners in placement order over HTTP, the under-store. The next blocks are filled or fetched while the
+ * current one is sent (read-ahead). A failed owner is suspected and the rest of its block read around it, so a dead worker slows the
  * read but the client still gets every byte.
  */
 final class ObjectStream {
@@ -33,6 +35,7 @@ final class ObjectStream {
     private final FileInfo file;
     private final List<BlockSlice> slices;
     private final Map<Integer, BlockFetch> ahead = new HashMap<>();
+    private final Map<Integer, Future<Void>> fills = new HashMap<>();
     private final Promise<Void> done = Promise.promise();
     private final boolean zeroCopy;
     private int position;
@@ -65,18 +68,46 @@ final class ObjectStream {
         List<Worker> owners = owners(blockId);
         Optional<Path> local = zeroCopy ? local(owners, blockId) : Optional.empty();
         if (local.isPresent()) {
-            ZeroCopy.send(request, local.get(), slice.offsetInBlock(), slice.length()).onComplete(sent -> {
-                if (sent.succeeded()) {
-                    reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());
-                    advance();
-                } else {
-                    LOG.debugf("block %s left %s while being read: %s", blockId, local.get(), sent.cause().getMessage());
-                    fromOwners(slice, owners, 0);
-                }
-            });
+            sendFile(slice, local.get(), owners);
             return;
         }
-        fromOwners(slice, owners, 0);
+        Worker near = zeroCopy ? near(owners) : null;
+        if (near == null) {
+            fromOwners(slice, owners, 0);
+            return;
+        }
+        // The owner is on this node: it fills the block, and the file is sent from here, never copied through it.
+        Future<Void> filling = fills.remove(position);
+        if (filling == null) {
+            filling = fill(near, slice);
+        }
+        readAhead();
+        filling.onComplete(filled -> {
+            Optional<Path> file = filled.succeeded() ? reads.shortCircuit.find(near, dataset.name(), blockId)
+                    : Optional.empty();
+            if (file.isPresent()) {
+                sendFile(slice, file.get(), owners);
+            } else {
+                fromOwners(slice, owners, 0);  // not stored (no room), or the worker failed: it decides
+            }
+        });
+    }
+
+    private void sendFile(BlockSlice slice, Path file, List<Worker> owners) {
+        ZeroCopy.send(request, file, slice.offsetInBlock(), slice.length()).onComplete(sent -> {
+            if (sent.succeeded()) {
+                reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());
+                advance();
+            } else {
+                LOG.debugf("block %d of %s left %s while being read: %s", slice.index(), this.file.path(), file,
+                        sent.cause().getMessage());
+                fromOwners(slice, owners, 0);
+            }
+        });
+    }
+
+    private Future<Void> fill(Worker near, BlockSlice slice) {
+        return reads.loads.load(near, dataset.name(), List.of(new BlockRef(file.path(), file.etag(), slice.index())));
     }
 
     private void fromOwners(BlockSlice slice, List<Worker> owners, int attempt) {
@@ -128,19 +159,29 @@ final class ObjectStream {
                 });
     }
 
-    /** The next blocks, when they must come over the network, are asked for now. */
+    /** The next blocks are asked for now: filled on this node, or fetched over the network. */
     private void readAhead() {
         for (int i = position + 1; i < slices.size() && i <= position + reads.readAhead; i++) {
-            if (ahead.containsKey(i)) {
+            if (ahead.containsKey(i) || fills.containsKey(i)) {
                 continue;
             }
             BlockSlice slice = slices.get(i);
             String blockId = blockId(slice);
             List<Worker> owners = owners(blockId);
-            if (!owners.isEmpty() && (!zeroCopy || local(owners, blockId).isEmpty())) {
+            if (owners.isEmpty() || zeroCopy && local(owners, blockId).isPresent()) {
+                continue;
+            }
+            Worker near = zeroCopy ? near(owners) : null;
+            if (near != null) {
+                fills.put(i, fill(near, slice));
+            } else {
                 ahead.put(i, start(slice, owners.get(0)));
             }
         }
+    }
+
+    private Worker near(List<Worker> owners) {
+        return owners.isEmpty() || !reads.shortCircuit.reaches(owners.get(0)) ? null : owners.get(0);
     }
 
     private BlockFetch start(BlockSlice slice, Worker owner) {

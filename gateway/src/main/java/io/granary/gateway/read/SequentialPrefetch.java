@@ -1,12 +1,8 @@
 package io.granary.gateway.read;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockId;
-import io.granary.contracts.block.BlockLoadRequest;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
@@ -14,16 +10,9 @@ import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.config.GatewayConfig;
 import io.granary.gateway.metadata.Membership;
-import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.RequestOptions;
-import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,20 +31,17 @@ public class SequentialPrefetch {
 
     private final Membership membership;
     private final ShortCircuit shortCircuit;
-    private final HttpClient client;
-    private final ObjectMapper json;
+    private final WorkerLoads loads;
     private final int blocksAhead;
     /** Where the last range of each file ended: a run of reads of one file is one sequence. */
     private final Cache<String, Long> ends = Caffeine.newBuilder().maximumSize(100_000)
             .expireAfterAccess(Duration.ofMinutes(2)).build();
 
-    SequentialPrefetch(Vertx vertx, Membership membership, ShortCircuit shortCircuit, ObjectMapper json,
-                       GatewayConfig config) {
+    SequentialPrefetch(Membership membership, ShortCircuit shortCircuit, WorkerLoads loads, GatewayConfig config) {
         this.membership = membership;
         this.shortCircuit = shortCircuit;
-        this.json = json;
+        this.loads = loads;
         this.blocksAhead = config.read().readAhead();
-        this.client = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(8).setConnectTimeout(2000));
     }
 
     /** A range of {@code file} is being read: if it continues the previous one, load what comes after it. */
@@ -77,26 +63,7 @@ public class SequentialPrefetch {
                 byOwner.computeIfAbsent(owners.get(0), o -> new ArrayList<>()).add(new BlockRef(file.path(), file.etag(), index));
             }
         }
-        byOwner.forEach((owner, blocks) -> load(owner, new BlockLoadRequest(dataset.name(), blocks)));
-    }
-
-    private void load(Worker owner, BlockLoadRequest request) {
-        String body;
-        try {
-            body = json.writeValueAsString(request);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a load request always serialises", e);
-        }
-        URI base = URI.create(owner.address());
-        client.request(new RequestOptions().setMethod(HttpMethod.POST).setHost(base.getHost())
-                        .setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(BlockApi.ROOT + "/load")
-                        .putHeader("Content-Type", "application/json"))
-                .compose(http -> http.send(body)).compose(response -> response.body())
-                .onFailure(failure -> LOG.debugf("prefetch on %s failed: %s", owner.id(), failure.getMessage()));
-    }
-
-    @PreDestroy
-    void close() {
-        client.close();
+        byOwner.forEach((owner, blocks) -> loads.load(owner, dataset.name(), blocks).onFailure(failure ->
+                LOG.debugf("prefetch on %s failed: %s", owner.id(), failure.getMessage())));
     }
 }

@@ -26,8 +26,13 @@ public class ShortCircuit {
         this.node = config.node();
     }
 
+    /** Whether this worker's block files are read here (it runs on this node). */
+    public boolean reaches(Worker owner) {
+        return enabled && node.equals(owner.node());
+    }
+
     public Optional<Path> find(Worker owner, String dataset, String blockId) {
-        if (!enabled || !node.equals(owner.node())) {
+        if (!reaches(owner)) {
             return Optional.empty();
         }
         for (Tier tier : owner.tiers()) {

@@ -1,0 +1,62 @@
+package io.granary.gateway.read;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.contracts.block.BlockApi;
+import io.granary.contracts.block.BlockLoadRequest;
+import io.granary.contracts.block.BlockRef;
+import io.granary.contracts.worker.Worker;
+import io.granary.gateway.config.GatewayConfig;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.net.URI;
+import java.util.List;
+
+/**
+ * Asks a worker to hold blocks ({@code POST /blocks/load}); completes when it answered. Used to fill a block on
+ * this node so it is then sent from its file (no second copy through the worker's HTTP), and to load ahead.
+ */
+@ApplicationScoped
+public class WorkerLoads {
+
+    private final HttpClient client;
+    private final ObjectMapper json;
+    private final long timeoutMillis;
+
+    WorkerLoads(Vertx vertx, ObjectMapper json, GatewayConfig config) {
+        this.client = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(16).setKeepAlive(true)
+                .setTcpNoDelay(true).setConnectTimeout(2000));
+        this.json = json;
+        this.timeoutMillis = config.read().ownerTimeout().toMillis();
+    }
+
+    /** @return fails when the worker cannot be reached, is silent past the owner timeout, or answers an error */
+    public Future<Void> load(Worker owner, String dataset, List<BlockRef> blocks) {
+        String body;
+        try {
+            body = json.writeValueAsString(new BlockLoadRequest(dataset, blocks));
+        } catch (JsonProcessingException e) {
+            return Future.failedFuture(e);
+        }
+        URI base = URI.create(owner.address());
+        RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setHost(base.getHost())
+                .setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(BlockApi.ROOT + "/load")
+                .setIdleTimeout(timeoutMillis).putHeader("Content-Type", "application/json");
+        return client.request(options).compose(request -> request.send(body))
+                .compose(response -> response.body().compose(answer -> response.statusCode() == 200
+                        ? Future.<Void>succeededFuture()
+                        : Future.failedFuture("worker " + owner.id() + " answered " + response.statusCode())));
+    }
+
+    @PreDestroy
+    void close() {
+        client.close();
+    }
+}
