@@ -87,6 +87,10 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
             }
             case "block-service" -> {
                 properties.put("granary.block.worker-id", label);
+                if (!label.equals(module)) {
+                    // A second worker stands for another node: a gateway here reads its blocks over HTTP.
+                    properties.put("granary.block.node", label);
+                }
                 properties.put("granary.block.advertised-address", "http://127.0.0.1:" + port);
                 properties.put("granary.block.heartbeat-interval", "1s");
                 properties.put("quarkus.rest-client.metadata.url", config.get("granary.test.metadata-service-url"));

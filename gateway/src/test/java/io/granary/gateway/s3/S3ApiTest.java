@@ -130,10 +130,13 @@ class S3ApiTest {
         double storeReads = underStoreReads();
         double shortCircuit = metric(gateway, "granary_gateway_bytes_served_total\\{source=\"shortcircuit\"}");
 
+        double overHttp = metric(gateway, "granary_gateway_bytes_served_total\\{source=\"worker\"}");
         readEverything();
         assertThat(underStoreReads()).as("no under-store read on the warm pass").isEqualTo(storeReads);
         assertThat(metric(gateway, "granary_gateway_bytes_served_total\\{source=\"shortcircuit\"}"))
-                .as("warm blocks are read from the workers' files on this node").isGreaterThan(shortCircuit);
+                .as("blocks of the worker on this node are read from its files").isGreaterThan(shortCircuit);
+        assertThat(metric(gateway, "granary_gateway_bytes_served_total\\{source=\"worker\"}"))
+                .as("blocks of the worker on the other node come over HTTP").isGreaterThan(overHttp);
     }
 
     @Test
