@@ -69,6 +69,7 @@ final class BlockFetch {
             answer.pause();
             if (answer.statusCode() != 206) {
                 answer.body();  // drain it: the connection goes back to the pool
+                answer.resume();
                 fetch.response.tryFail(new OwnerRefused(answer.statusCode()));
             } else {
                 fetch.response.tryComplete(answer);

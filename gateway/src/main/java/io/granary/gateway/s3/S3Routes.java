@@ -99,6 +99,8 @@ public class S3Routes {
             operation[0] = operation(request);
             if (!READS_BODY.contains(operation[0])) {
                 http.resume();  // any body is not ours to read: let it drain, so the connection can go on
+            } else if ("100-continue".equalsIgnoreCase(http.getHeader("Expect"))) {
+                response.writeContinue();  // boto3 waits for it before sending an upload's body
             }
             dispatch(ctx, request, principal, operation[0]).onFailure(failure -> fail(parsed[0], http, failure, requestId));
         } catch (RuntimeException failure) {
@@ -134,6 +136,12 @@ public class S3Routes {
     }
 
     private Future<?> dispatch(RoutingContext ctx, S3Request request, Principal principal, String operation) {
+        if (request.header("x-amz-copy-source") != null) {
+            throw S3Exception.notImplemented("CopyObject and UploadPartCopy");  // never a PUT of its empty body
+        }
+        if (request.http().method() == HttpMethod.GET && (request.has("uploads") || request.has("uploadId"))) {
+            throw S3Exception.notImplemented("ListMultipartUploads and ListParts");
+        }
         for (String name : UNSUPPORTED) {
             if (request.has(name)) {
                 throw S3Exception.notImplemented("the '" + name + "' sub-resource");
