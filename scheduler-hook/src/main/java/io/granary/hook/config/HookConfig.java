@@ -5,6 +5,7 @@ import io.smallrye.config.WithDefault;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Optional;
 
 /** Configuration of the admission webhook, under {@code granary.hook}. */
 @ConfigMapping(prefix = "granary.hook")
@@ -24,4 +25,25 @@ public interface HookConfig {
     /** The gateway Service injected into pods as AWS_ENDPOINT_URL. */
     @WithDefault("http://granary-gateway:8080")
     URI gatewayEndpoint();
+
+    /** Where the FUSE DaemonSet mounts each dataset on a cache node: {@code <fuse-root>/<dataset>}. */
+    @WithDefault("/mnt/granary")
+    String fuseRoot();
+
+    /** At most this many nodes get a term of their own (the ones holding most); keeps the pod spec small. */
+    @WithDefault("10")
+    int maxNodeTerms();
+
+    Kubernetes kubernetes();
+
+    /** The API server the node topology (zone, region labels) is read from. */
+    interface Kubernetes {
+
+        /** Off where there is no cluster ({@code ./granary up}): pods then get node terms only. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** Unset: the pod's service account in a cluster, else ~/.kube/config. */
+        Optional<URI> url();
+    }
 }

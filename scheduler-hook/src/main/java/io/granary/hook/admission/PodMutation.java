@@ -1,0 +1,235 @@
+package io.granary.hook.admission;
+
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HostPathVolumeSource;
+import io.fabric8.kubernetes.api.model.NodeAffinity;
+import io.fabric8.kubernetes.api.model.NodeSelector;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PreferredSchedulingTerm;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.granary.hook.config.HookConfig;
+import io.granary.hook.metadata.CachedBytes;
+import io.granary.hook.placement.LocalityTerm;
+import io.granary.hook.placement.LocalityWeights;
+import io.granary.hook.topology.Location;
+import io.granary.hook.topology.NodeTopology;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Changes a copy of a pod the way the webhook's answer will: data-locality affinity, the env and mounts that
+ * lead it to its data, and an annotation that records what was done. That annotation also makes a second call
+ * (the API server reinvokes webhooks) a no-op, even if the cache moved in between.
+ */
+@ApplicationScoped
+public class PodMutation {
+
+    /** Set on every pod the webhook changed: a short account of the placement, for {@code kubectl describe}. */
+    public static final String PLACEMENT_ANNOTATION = "granary.io/placement";
+    /** The label the block-service and FUSE DaemonSets select cache nodes by. */
+    public static final String CACHE_NODE_LABEL = "granary.io/cache-node";
+    public static final String ENDPOINT_ENV = "AWS_ENDPOINT_URL";
+    public static final String DATASETS_ENV = "GRANARY_DATASETS";
+
+    private static final String NODE_NAME_FIELD = "metadata.name";
+
+    private final HookConfig config;
+    private final NodeTopology topology;
+
+    PodMutation(HookConfig config, NodeTopology topology) {
+        this.config = config;
+        this.topology = topology;
+    }
+
+    public static boolean alreadyMutated(Pod pod) {
+        var annotations = pod.getMetadata().getAnnotations();
+        return annotations != null && annotations.containsKey(PLACEMENT_ANNOTATION);
+    }
+
+    /** Steers a pod toward its data; returns warnings for whoever created it. */
+    public List<String> towardData(Pod pod, OptIn optIn, CachedBytes cached) {
+        List<String> warnings = new ArrayList<>();
+        cached.unknown().forEach(dataset -> warnings.add("granary: dataset '" + dataset + "' does not exist"));
+        String placement;
+        if (pod.getSpec().getNodeName() != null) {
+            // Already bound: the scheduler is bypassed and the kubelet would reject a pod whose affinity misses.
+            placement = "bound to " + pod.getSpec().getNodeName() + " by spec.nodeName";
+            warnings.add("granary: spec.nodeName is set, so no data-locality affinity is added");
+        } else if (cached.none()) {
+            placement = "nothing cached yet";
+            if (optIn.required()) {
+                warnings.add("granary: nothing of " + String.join(",", optIn.datasets()) + " is cached yet; "
+                        + "scheduling is not restricted");
+            }
+        } else {
+            List<LocalityTerm> terms = LocalityWeights.terms(cached.byNode(), topology::locate, config.maxNodeTerms());
+            NodeAffinity affinity = nodeAffinity(pod.getSpec());
+            terms.forEach(term -> affinity.getPreferredDuringSchedulingIgnoredDuringExecution()
+                    .add(new PreferredSchedulingTerm(selectorTerm(term), term.weight())));
+            if (optIn.required()) {
+                List<String> cacheNodes = cached.byNode().entrySet().stream().filter(e -> e.getValue() > 0)
+                        .map(e -> e.getKey()).sorted().toList();
+                require(affinity, null, new NodeSelectorRequirement(NODE_NAME_FIELD, "In", cacheNodes));
+            }
+            placement = (optIn.required() ? "required " : "") + terms.stream()
+                    .map(PodMutation::describe).collect(Collectors.joining(" "));
+        }
+        if (optIn.mountPath().isPresent()) {
+            mount(pod.getSpec(), optIn.datasets(), optIn.mountPath().get());
+            if (pod.getSpec().getNodeName() == null) {
+                // Only cache nodes run the FUSE DaemonSet that the mounts come from.
+                require(nodeAffinity(pod.getSpec()),
+                        new NodeSelectorRequirement(CACHE_NODE_LABEL, "In", List.of("true")), null);
+            }
+        }
+        containers(pod.getSpec()).forEach(container -> {
+            setIfAbsent(container, ENDPOINT_ENV, config.gatewayEndpoint().toString());
+            setIfAbsent(container, DATASETS_ENV, String.join(",", optIn.datasets()));
+        });
+        annotate(pod, String.join(",", optIn.datasets()) + ": " + placement);
+        return warnings;
+    }
+
+    /** Keeps a pod that reads no dataset off the cache nodes when it can go elsewhere. */
+    public void awayFromCacheNodes(Pod pod) {
+        if (pod.getSpec().getNodeName() == null) {
+            NodeSelectorTerm elsewhere = new NodeSelectorTerm(
+                    List.of(new NodeSelectorRequirement(CACHE_NODE_LABEL, "NotIn", List.of("true"))), List.of());
+            nodeAffinity(pod.getSpec()).getPreferredDuringSchedulingIgnoredDuringExecution()
+                    .add(new PreferredSchedulingTerm(elsewhere, 100));
+        }
+        annotate(pod, "no dataset: away from cache nodes");
+    }
+
+    private static NodeSelectorTerm selectorTerm(LocalityTerm term) {
+        return switch (term.tier()) {
+            // matchFields on the node's name, not the hostname label, which need not equal it.
+            case NODE -> new NodeSelectorTerm(List.of(),
+                    List.of(new NodeSelectorRequirement(NODE_NAME_FIELD, "In", List.of(term.value()))));
+            case ZONE -> new NodeSelectorTerm(
+                    List.of(new NodeSelectorRequirement(Location.ZONE_LABEL, "In", List.of(term.value()))), List.of());
+            case REGION -> new NodeSelectorTerm(
+                    List.of(new NodeSelectorRequirement(Location.REGION_LABEL, "In", List.of(term.value()))), List.of());
+        };
+    }
+
+    private static String describe(LocalityTerm term) {
+        String prefix = switch (term.tier()) {
+            case NODE -> "";
+            case ZONE -> "zone/";
+            case REGION -> "region/";
+        };
+        return prefix + term.value() + "=" + term.weight();
+    }
+
+    private static NodeAffinity nodeAffinity(PodSpec spec) {
+        if (spec.getAffinity() == null) {
+            spec.setAffinity(new Affinity());
+        }
+        Affinity affinity = spec.getAffinity();
+        if (affinity.getNodeAffinity() == null) {
+            affinity.setNodeAffinity(new NodeAffinity());
+        }
+        NodeAffinity nodeAffinity = affinity.getNodeAffinity();
+        if (nodeAffinity.getPreferredDuringSchedulingIgnoredDuringExecution() == null) {
+            nodeAffinity.setPreferredDuringSchedulingIgnoredDuringExecution(new ArrayList<>());
+        }
+        return nodeAffinity;
+    }
+
+    /**
+     * Adds a requirement to every required term. The terms are alternatives (ORed), so adding a term of our own
+     * would loosen the pod's constraints; adding to each of them narrows them as meant.
+     */
+    private static void require(NodeAffinity affinity, NodeSelectorRequirement expression, NodeSelectorRequirement field) {
+        NodeSelector required = affinity.getRequiredDuringSchedulingIgnoredDuringExecution();
+        if (required == null || required.getNodeSelectorTerms() == null || required.getNodeSelectorTerms().isEmpty()) {
+            required = new NodeSelector(new ArrayList<>(List.of(new NodeSelectorTerm(new ArrayList<>(), new ArrayList<>()))));
+            affinity.setRequiredDuringSchedulingIgnoredDuringExecution(required);
+        }
+        for (NodeSelectorTerm term : required.getNodeSelectorTerms()) {
+            if (expression != null) {
+                term.setMatchExpressions(append(term.getMatchExpressions(), expression));
+            }
+            if (field != null) {
+                term.setMatchFields(append(term.getMatchFields(), field));
+            }
+        }
+    }
+
+    private static List<NodeSelectorRequirement> append(List<NodeSelectorRequirement> list, NodeSelectorRequirement item) {
+        List<NodeSelectorRequirement> copy = list == null ? new ArrayList<>() : new ArrayList<>(list);
+        copy.add(item);
+        return copy;
+    }
+
+    /**
+     * One hostPath volume per dataset, of the node's FUSE mount, with HostToContainer propagation so a remount
+     * on the node (the FUSE DaemonSet heals dead mounts) reaches the running pod. DirectoryOrCreate: a pod that
+     * starts before the mount does gets an empty directory the mount then lands on, not a failed start.
+     */
+    private void mount(PodSpec spec, List<String> datasets, String mountPath) {
+        if (spec.getVolumes() == null) {
+            spec.setVolumes(new ArrayList<>());
+        }
+        for (String dataset : datasets) {
+            String volume = VolumeNames.forDataset(dataset);
+            if (spec.getVolumes().stream().noneMatch(v -> volume.equals(v.getName()))) {
+                Volume hostPath = new Volume();
+                hostPath.setName(volume);
+                hostPath.setHostPath(new HostPathVolumeSource(config.fuseRoot() + "/" + dataset, "DirectoryOrCreate"));
+                spec.getVolumes().add(hostPath);
+            }
+            String path = datasets.size() == 1 ? mountPath : mountPath + "/" + dataset;
+            containers(spec).forEach(container -> {
+                if (container.getVolumeMounts() == null) {
+                    container.setVolumeMounts(new ArrayList<>());
+                }
+                boolean taken = container.getVolumeMounts().stream()
+                        .anyMatch(m -> path.equals(m.getMountPath()) || volume.equals(m.getName()));
+                if (!taken) {
+                    VolumeMount mount = new VolumeMount();
+                    mount.setName(volume);
+                    mount.setMountPath(path);
+                    mount.setMountPropagation("HostToContainer");
+                    container.getVolumeMounts().add(mount);
+                }
+            });
+        }
+    }
+
+    /** Init containers too: a common pattern is an init container that stages data. */
+    private static List<Container> containers(PodSpec spec) {
+        return Stream.concat(Stream.ofNullable(spec.getInitContainers()).flatMap(List::stream),
+                Stream.ofNullable(spec.getContainers()).flatMap(List::stream)).filter(Objects::nonNull).toList();
+    }
+
+    /** A value the pod sets itself is the pod's choice and stays. */
+    private static void setIfAbsent(Container container, String name, String value) {
+        if (container.getEnv() == null) {
+            container.setEnv(new ArrayList<>());
+        }
+        if (container.getEnv().stream().noneMatch(env -> name.equals(env.getName()))) {
+            container.getEnv().add(new EnvVar(name, value, null));
+        }
+    }
+
+    private static void annotate(Pod pod, String placement) {
+        if (pod.getMetadata().getAnnotations() == null) {
+            pod.getMetadata().setAnnotations(new HashMap<>());
+        }
+        pod.getMetadata().getAnnotations().put(PLACEMENT_ANNOTATION, placement);
+    }
+}

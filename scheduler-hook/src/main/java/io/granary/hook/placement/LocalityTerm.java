@@ -1,0 +1,14 @@
+package io.granary.hook.placement;
+
+/**
+ * One preferred scheduling term toward where a pod's data is cached.
+ *
+ * @param tier   how close to the data: the node itself, its zone or its region
+ * @param value  the node name, zone or region
+ * @param weight 1-100, as node affinity takes it
+ * @param bytes  cached bytes of the pod's datasets in that place
+ */
+public record LocalityTerm(Tier tier, String value, int weight, long bytes) {
+
+    public enum Tier { NODE, ZONE, REGION }
+}
