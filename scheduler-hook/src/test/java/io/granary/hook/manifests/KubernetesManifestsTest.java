@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.KeyToPath;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.SecretKeySelector;
@@ -510,6 +511,9 @@ class KubernetesManifestsTest {
         Container rclone = fuse.container("rclone");
 
         assertThat(rclone.getSecurityContext().getPrivileged()).as("FUSE needs a privileged container").isTrue();
+        assertThat(base.get(Namespace.class, null, fuse.namespace()).getMetadata().getLabels())
+                .as("Pod Security of namespace " + fuse.namespace())
+                .containsEntry("pod-security.kubernetes.io/enforce", "privileged");
         // Mounts made in the container must reach the host, and from there the pods.
         assertThat(rclone.getVolumeMounts()).filteredOn(mount -> mount.getMountPath().equals("/mnt/granary"))
                 .extracting(VolumeMount::getMountPropagation).containsExactly("Bidirectional");
