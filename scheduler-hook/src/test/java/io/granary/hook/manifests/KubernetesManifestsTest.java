@@ -1,0 +1,692 @@
+package io.granary.hook.manifests;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.EnvFromSource;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HTTPGetAction;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.KeyToPath;
+import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.SecretKeySelector;
+import io.fabric8.kubernetes.api.model.SecretProjection;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeProjection;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ServiceReference;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.granary.hook.manifests.CertManager.Certificate;
+import io.granary.hook.manifests.CertManager.Issuer;
+import io.granary.hook.manifests.CertManager.IssuerRef;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
+import static org.assertj.core.api.Assertions.tuple;
+
+/**
+ * The manifests in k8s/, checked without a cluster: every document parses into its typed class with no unknown field,
+ * and the pieces are wired to each other (webhook, Service, hook pods, TLS Secret, Certificate; RBAC; probes; cache
+ * nodes; secrets; Kafka). A broken reference here is a pod that never starts or a webhook that is never called.
+ */
+class KubernetesManifestsTest {
+
+    private static final Path K8S = Path.of("..", "k8s").normalize();
+    private static final Path EXAMPLES = K8S.resolve("examples");
+    private static final String NAMESPACE = "granary";
+    private static final String HOOK = "granary-scheduler-hook";
+    private static final String DATASET_LABEL = "granary.io/dataset";
+    private static final Pattern SERVICE_URL =
+            Pattern.compile("https?://([a-z0-9-]+)\\.([a-z0-9-]+)\\.svc(?:\\.cluster\\.local)?:(\\d+)");
+    private static final Pattern VARIABLE_REFERENCE = Pattern.compile("\\$\\(([A-Za-z_][A-Za-z0-9_]*)\\)");
+
+    private static Kustomization kustomization;
+    /** What {@code kubectl apply -k k8s/} applies. */
+    private static Manifests base;
+    /** Every YAML document under k8s/, the examples included. */
+    private static Manifests everything;
+
+    @BeforeAll
+    static void load() throws IOException {
+        kustomization = Kustomization.read(K8S);
+        base = Manifests.load(kustomization.resources());
+        everything = Manifests.load(manifestFiles());
+    }
+
+    // Parsing: what the API server would refuse or silently drop.
+
+    @Test
+    void everyManifestParsesIntoItsTypedClass() {
+        assertThat(everything.all()).hasSizeGreaterThan(20);
+        // fabric8 reads a kind it has no class for as a generic object: a misspelled kind or apiVersion, or an
+        // operator's kind. Only the examples may hold one, and only Strimzi's.
+        assertThat(base.all()).filteredOn(m -> m.resource() instanceof GenericKubernetesResource)
+                .as("documents of a kind fabric8 has no class for").isEmpty();
+        assertThat(everything.all(GenericKubernetesResource.class))
+                .allSatisfy(o -> assertThat(o.getApiVersion()).startsWith("kafka.strimzi.io/"));
+    }
+
+    @Test
+    void noManifestHasAnUnknownField() {
+        List<String> unknown = everything.all().stream()
+                .filter(m -> !(m.resource() instanceof GenericKubernetesResource))
+                .flatMap(m -> UnknownFields.in(m.resource()).stream().map(path -> m + ": " + path))
+                .toList();
+
+        assertThat(unknown).isEmpty();
+    }
+
+    @Test
+    void unknownFieldsAreFoundWhereverTheyAre() {
+        HasMetadata statefulSet = Manifests.parse("""
+                apiVersion: apps/v1
+                kind: StatefulSet
+                metadata:
+                  name: granary-metadata
+                spec:
+                  replicaz: 3
+                  template:
+                    spec:
+                      containers:
+                        - name: metadata-service
+                          imagePullPolizy: Always
+                """).get(0);
+
+        assertThat(UnknownFields.in(statefulSet))
+                .containsExactlyInAnyOrder("spec.replicaz", "spec.template.spec.containers[0].imagePullPolizy");
+    }
+
+    @Test
+    void aMisspelledCertManagerFieldDoesNotParse() {
+        assertThatThrownBy(() -> Manifests.parse("""
+                apiVersion: cert-manager.io/v1
+                kind: Certificate
+                metadata:
+                  name: granary-scheduler-hook-tls
+                spec:
+                  secretName: granary-scheduler-hook-tls
+                  dnsName: [granary-scheduler-hook.granary.svc]
+                """)).hasMessageContaining("\"dnsName\"");
+    }
+
+    @Test
+    void aBooleanWhereKubernetesWantsAStringDoesNotParse() {
+        // Unquoted, true is a boolean; the API server refuses it as a label value.
+        assertThatThrownBy(() -> Manifests.parse("""
+                apiVersion: apps/v1
+                kind: DaemonSet
+                metadata:
+                  name: granary-block
+                spec:
+                  template:
+                    spec:
+                      nodeSelector:
+                        granary.io/cache-node: true
+                """)).hasMessageContaining("nodeSelector");
+    }
+
+    @Test
+    void aRepeatedKeyDoesNotParse() {
+        assertThatThrownBy(() -> Manifests.parse("""
+                apiVersion: v1
+                kind: ConfigMap
+                metadata:
+                  name: granary-kafka
+                data:
+                  KAFKA_BOOTSTRAP_SERVERS: a:9092
+                  KAFKA_BOOTSTRAP_SERVERS: b:9092
+                """)).hasMessageContaining("KAFKA_BOOTSTRAP_SERVERS");
+    }
+
+    // The kustomization.
+
+    @Test
+    void kustomizationAppliesEveryManifestButTheExamples() throws IOException {
+        List<Path> baseFiles = manifestFiles().stream().filter(file -> !file.startsWith(EXAMPLES)).toList();
+
+        assertThat(kustomization.resources()).allSatisfy(file -> assertThat(file).isRegularFile());
+        assertThat(kustomization.resources()).containsExactlyInAnyOrderElementsOf(baseFiles);
+    }
+
+    @Test
+    void kustomizationPinsTheTagOfEveryImage() {
+        // kustomize's images: is where users point at their own registry or tag; an image it does not list cannot be.
+        assertThat(base.workloads().stream().flatMap(Workload::everyContainer).map(Container::getImage))
+                .isNotEmpty()
+                .allSatisfy(image -> {
+                    Map.Entry<String, String> reference = nameAndTag(image);
+                    assertThat(reference.getValue()).as(image + " tag").isNotBlank().isNotEqualTo("latest");
+                    assertThat(kustomization.imageTags()).as("kustomization images").contains(reference);
+                });
+    }
+
+    // The scheduler-hook and its registration.
+
+    @Test
+    void webhooksCallTheHookPodsOnTheirHttpsPort() {
+        assertThat(webhookConfiguration().getWebhooks())
+                .extracting(MutatingWebhook::getName, webhook -> webhook.getClientConfig().getService().getPath())
+                .containsExactlyInAnyOrder(tuple("datasets.granary.io", "/mutate"),
+                        tuple("spare-cache-nodes.granary.io", "/mutate/spare-cache-nodes"));
+
+        assertThat(webhookConfiguration().getWebhooks()).allSatisfy(webhook -> {
+            assertThat(webhook.getClientConfig().getUrl()).isNull();
+            ServiceReference reference = webhook.getClientConfig().getService();
+            Service service = base.get(Service.class, reference.getNamespace(), reference.getName());
+            ServicePort port = servicePort(service, reference.getPort());
+
+            assertThat(base.selectedBy(service)).extracting(Workload::name).containsExactly(HOOK);
+            assertThat(base.workload(HOOK).port(targetPort(port))).get().satisfies(target -> {
+                assertThat(target.getContainerPort()).isEqualTo(8443);
+                assertThat(target.getName()).isEqualTo("https");
+            });
+        });
+    }
+
+    @Test
+    void webhooksFailOpenAndAnswerBeforeTheApiServerGivesUp() {
+        Duration deadline = quarkusDuration(env(base.workload(HOOK).container("scheduler-hook"), "GRANARY_HOOK_DEADLINE"));
+
+        assertThat(webhookConfiguration().getWebhooks()).allSatisfy(webhook -> {
+            // Ignore: a hook that is down or slow never blocks pod creation.
+            assertThat(webhook.getFailurePolicy()).isEqualTo("Ignore");
+            assertThat(webhook.getSideEffects()).isEqualTo("None");
+            assertThat(webhook.getReinvocationPolicy()).isEqualTo("IfNeeded");
+            assertThat(webhook.getAdmissionReviewVersions()).containsExactly("v1");
+            assertThat(webhook.getTimeoutSeconds()).isBetween(1, 10);
+            // The hook admits the pod unchanged at its deadline, before the API server stops waiting for it.
+            assertThat(deadline).isLessThan(Duration.ofSeconds(webhook.getTimeoutSeconds()));
+            assertThat(webhook.getRules()).singleElement().satisfies(rule -> {
+                assertThat(rule.getOperations()).containsExactly("CREATE");
+                assertThat(rule.getApiGroups()).containsExactly("");
+                assertThat(rule.getApiVersions()).containsExactly("v1");
+                assertThat(rule.getResources()).containsExactly("pods");
+            });
+        });
+    }
+
+    @Test
+    void webhooksChoosePodsByTheDatasetLabelOutsideGranaryAndTheSystem() {
+        MutatingWebhook datasets = webhook("datasets.granary.io");
+        MutatingWebhook spareCacheNodes = webhook("spare-cache-nodes.granary.io");
+
+        assertThat(datasets.getObjectSelector().getMatchExpressions())
+                .singleElement().satisfies(requirement -> assertRequirement(requirement, DATASET_LABEL, "Exists"));
+        assertThat(spareCacheNodes.getObjectSelector().getMatchExpressions())
+                .singleElement().satisfies(requirement -> assertRequirement(requirement, DATASET_LABEL, "DoesNotExist"));
+        // Steering pods that use no dataset away from cache nodes is for the namespaces that opt in.
+        assertThat(datasets.getNamespaceSelector().getMatchLabels()).isEmpty();
+        assertThat(spareCacheNodes.getNamespaceSelector().getMatchLabels())
+                .containsExactly(entry("granary.io/spare-cache-nodes", "true"));
+        assertThat(List.of(datasets, spareCacheNodes)).allSatisfy(webhook ->
+                assertThat(webhook.getNamespaceSelector().getMatchExpressions()).singleElement().satisfies(requirement -> {
+                    assertRequirement(requirement, "kubernetes.io/metadata.name", "NotIn");
+                    assertThat(requirement.getValues()).containsExactlyInAnyOrder(NAMESPACE, "kube-system");
+                }));
+    }
+
+    @Test
+    void hookServesTheCertificateWhoseCaTheApiServerIsGiven() {
+        String injectFrom = webhookConfiguration().getMetadata().getAnnotations().get("cert-manager.io/inject-ca-from");
+        assertThat(injectFrom).as("cert-manager.io/inject-ca-from").matches("[a-z0-9-]+/[a-z0-9-]+");
+        String[] reference = injectFrom.split("/");
+        Certificate certificate = base.get(Certificate.class, reference[0], reference[1]);
+
+        Workload hook = base.workload(HOOK);
+        Container container = hook.container("scheduler-hook");
+        Volume tls = hook.volumeAt(container, "/etc/granary/tls");
+        assertThat(tls.getSecret()).as("the volume at /etc/granary/tls is a Secret").isNotNull();
+        assertThat(tls.getSecret().getSecretName()).isEqualTo(certificate.getSpec().secretName());
+        assertThat(env(container, "GRANARY_HOOK_TLS_CERT")).isEqualTo("/etc/granary/tls/tls.crt");
+        assertThat(env(container, "GRANARY_HOOK_TLS_KEY")).isEqualTo("/etc/granary/tls/tls.key");
+
+        // The API server dials <service>.<namespace>.svc and checks that the certificate names it.
+        assertThat(webhookConfiguration().getWebhooks()).allSatisfy(webhook -> {
+            ServiceReference service = webhook.getClientConfig().getService();
+            assertThat(certificate.getSpec().dnsNames()).contains(service.getName() + "." + service.getNamespace() + ".svc");
+        });
+        IssuerRef issuer = certificate.getSpec().issuerRef();
+        assertThat(issuer.kind()).isEqualTo("Issuer");
+        assertThat(base.get(Issuer.class, reference[0], issuer.name()).getSpec().selfSigned()).isNotNull();
+    }
+
+    @Test
+    void hookMayOnlyReadNodes() {
+        String account = base.workload(HOOK).pod().getServiceAccountName();
+
+        assertThat(base.all(ClusterRoleBinding.class)).singleElement().satisfies(binding -> {
+            assertThat(binding.getSubjects()).singleElement().satisfies(subject -> {
+                assertThat(subject.getKind()).isEqualTo("ServiceAccount");
+                assertThat(subject.getName()).isEqualTo(account);
+                assertThat(subject.getNamespace()).isEqualTo(NAMESPACE);
+            });
+            assertThat(binding.getRoleRef().getKind()).isEqualTo("ClusterRole");
+            ClusterRole role = base.get(ClusterRole.class, null, binding.getRoleRef().getName());
+            assertThat(role.getAggregationRule()).isNull();
+            assertThat(role.getRules()).singleElement().satisfies(rule -> {
+                assertThat(rule.getApiGroups()).containsExactly("");
+                assertThat(rule.getResources()).containsExactly("nodes");
+                assertThat(rule.getVerbs()).containsExactlyInAnyOrder("get", "list", "watch");
+                assertThat(rule.getResourceNames()).isEmpty();
+                assertThat(rule.getNonResourceURLs()).isEmpty();
+            });
+        });
+        assertThat(base.all(ClusterRole.class)).hasSize(1);
+        assertThat(base.all(Role.class)).isEmpty();
+        assertThat(base.all(RoleBinding.class)).isEmpty();
+    }
+
+    // Every workload.
+
+    @Test
+    void onlyTheHookMountsAServiceAccountToken() {
+        assertThat(base.workloads()).extracting(w -> w.pod().getServiceAccountName()).doesNotHaveDuplicates();
+        assertThat(base.workloads()).allSatisfy(workload -> {
+            String account = workload.pod().getServiceAccountName();
+            assertThat(account).as(workload + " service account").isNotBlank().isNotEqualTo("default");
+            ServiceAccount serviceAccount = base.get(ServiceAccount.class, workload.namespace(), account);
+            // The pod's setting wins over its service account's; unset in both means mounted.
+            boolean mounted = Optional.ofNullable(workload.pod().getAutomountServiceAccountToken())
+                    .or(() -> Optional.ofNullable(serviceAccount.getAutomountServiceAccountToken()))
+                    .orElse(true);
+            assertThat(mounted).as(workload + " mounts a token").isEqualTo(workload.name().equals(HOOK));
+        });
+        assertThat(base.all(ServiceAccount.class)).allSatisfy(account ->
+                assertThat(account.getAutomountServiceAccountToken()).as("ServiceAccount " + account.getMetadata().getName())
+                        .isEqualTo(account.getMetadata().getName().equals(HOOK)));
+    }
+
+    @Test
+    void everyContainerHasRequestsLimitsAndProbes() {
+        SoftAssertions softly = new SoftAssertions();
+        for (Workload workload : base.workloads()) {
+            workload.everyContainer().forEach(container -> {
+                String who = workload + ", container " + container.getName();
+                softly.assertThat(container.getResources().getRequests()).as(who + " requests").containsKeys("cpu", "memory");
+                softly.assertThat(container.getResources().getLimits()).as(who + " limits").containsKeys("cpu", "memory");
+            });
+            for (Container container : workload.containers()) {
+                String who = workload + ", container " + container.getName();
+                if (isGranaryService(container)) {
+                    assertHealthProbe(softly, who + " liveness", container, container.getLivenessProbe(), "/q/health/live");
+                    assertHealthProbe(softly, who + " readiness", container, container.getReadinessProbe(), "/q/health/ready");
+                } else {
+                    softly.assertThat(container.getLivenessProbe()).as(who + " liveness").isNotNull();
+                }
+            }
+        }
+        softly.assertAll();
+    }
+
+    @Test
+    void everyServiceSelectsOneWorkloadAndReachesItsPorts() {
+        assertThat(base.all(Service.class)).allSatisfy(service -> {
+            String name = "Service " + service.getMetadata().getName();
+            List<Workload> selected = base.selectedBy(service);
+            assertThat(selected).as(name + " selects").hasSize(1);
+            assertThat(service.getSpec().getPorts()).allSatisfy(port ->
+                    assertThat(selected.get(0).port(targetPort(port))).as(name + " port " + port.getName()).isPresent());
+        });
+    }
+
+    @Test
+    void everyServiceUrlNamesAServiceAndOneOfItsPorts() {
+        Stream<String> envValues = base.workloads().stream().flatMap(Workload::everyContainer)
+                .flatMap(container -> container.getEnv().stream()).map(EnvVar::getValue).filter(Objects::nonNull);
+        Stream<String> configValues = base.all(ConfigMap.class).stream().flatMap(map -> map.getData().values().stream());
+        List<String> urls = new ArrayList<>();
+
+        Stream.concat(envValues, configValues).forEach(text -> {
+            Matcher url = SERVICE_URL.matcher(text);
+            while (url.find()) {
+                urls.add(url.group());
+                Service service = base.get(Service.class, url.group(2), url.group(1));
+                assertThat(service.getSpec().getPorts()).extracting(ServicePort::getPort).as(url.group())
+                        .contains(Integer.parseInt(url.group(3)));
+            }
+        });
+        assertThat(urls).contains("http://granary-metadata.granary.svc:8081", "http://granary-gateway.granary.svc:8080");
+    }
+
+    @Test
+    void variablesReferOnlyToVariablesDeclaredBefore() {
+        // Kubernetes expands $(NAME) only from variables listed earlier; anything else stays as literal text.
+        assertThat(base.workloads()).allSatisfy(workload -> workload.everyContainer().forEach(container -> {
+            List<String> declared = new ArrayList<>();
+            for (EnvVar variable : container.getEnv()) {
+                Matcher reference = VARIABLE_REFERENCE.matcher(Objects.requireNonNullElse(variable.getValue(), ""));
+                while (reference.find()) {
+                    assertThat(declared).as(workload + " " + container.getName() + " " + variable.getName())
+                            .contains(reference.group(1));
+                }
+                declared.add(variable.getName());
+            }
+        }));
+    }
+
+    @Test
+    void daemonSetsRunOnlyOnCacheNodes() {
+        assertThat(base.all(DaemonSet.class)).extracting(d -> d.getMetadata().getName())
+                .containsExactlyInAnyOrder("granary-block", "granary-fuse");
+        assertThat(base.all(DaemonSet.class)).allSatisfy(daemonSet ->
+                assertThat(daemonSet.getSpec().getTemplate().getSpec().getNodeSelector())
+                        .containsEntry("granary.io/cache-node", "true"));
+    }
+
+    @Test
+    void secretsDirectoriesHoldOneDirectoryPerSecret() {
+        // <secrets-dir>/<credentialsRef>/{accessKey,secretKey}, the credentialsRef being the Secret's name.
+        List<String> withSecretsDir = new ArrayList<>();
+        for (Workload workload : base.workloads()) {
+            for (Container container : workload.containers()) {
+                container.getEnv().stream().filter(variable -> variable.getName().endsWith("_SECRETS_DIR")).forEach(dir -> {
+                    withSecretsDir.add(workload.name());
+                    Volume secrets = workload.volumeAt(container, dir.getValue());
+                    assertThat(secrets.getProjected()).as(workload + " secrets dir").isNotNull();
+                    assertThat(secrets.getProjected().getSources()).extracting(VolumeProjection::getSecret).allSatisfy(secret ->
+                            assertThat(secret.getItems()).extracting(KeyToPath::getKey, KeyToPath::getPath)
+                                    .containsExactlyInAnyOrder(tuple("accessKey", secret.getName() + "/accessKey"),
+                                            tuple("secretKey", secret.getName() + "/secretKey")));
+                });
+            }
+        }
+        assertThat(withSecretsDir).containsExactlyInAnyOrder("granary-metadata", "granary-block", "granary-gateway");
+    }
+
+    // Each service.
+
+    @Test
+    void metadataReplicasFindEachOtherThroughTheHeadlessService() {
+        StatefulSet statefulSet = base.get(StatefulSet.class, NAMESPACE, "granary-metadata");
+        Workload metadata = Workload.of(statefulSet).orElseThrow();
+        Container container = metadata.container("metadata-service");
+        Service headless = base.get(Service.class, NAMESPACE, statefulSet.getSpec().getServiceName());
+
+        assertThat(statefulSet.getSpec().getReplicas()).isEqualTo(3);
+        assertThat(headless.getSpec().getClusterIP()).isEqualTo("None");
+        // A replica is ready only once it has joined: DNS_PING must find the others before they are.
+        assertThat(headless.getSpec().getPublishNotReadyAddresses()).isTrue();
+        assertThat(metadata.selectedBy(headless)).isTrue();
+        assertThat(env(container, "GRANARY_METADATA_CLUSTER_DISCOVERY")).isEqualTo("dns");
+        assertThat(env(container, "GRANARY_METADATA_CLUSTER_DNS_QUERY"))
+                .startsWith(headless.getMetadata().getName() + "." + NAMESPACE + ".svc");
+        assertThat(downwardField(container, "GRANARY_METADATA_CLUSTER_BIND_ADDRESS")).isEqualTo("status.podIP");
+        // Each replica keeps its store on its own volume.
+        String dataDir = env(container, "GRANARY_METADATA_DATA_DIR");
+        assertThat(container.getVolumeMounts()).filteredOn(mount -> mount.getMountPath().equals(dataDir))
+                .extracting(VolumeMount::getName)
+                .containsExactlyElementsOf(statefulSet.getSpec().getVolumeClaimTemplates().stream()
+                        .map(claim -> claim.getMetadata().getName()).toList());
+    }
+
+    @Test
+    void workersAreNamedAfterTheirNodeAndReachedAtTheirPodIp() {
+        Container container = base.workload("granary-block").container("block-service");
+        int port = Workload.port(container, new IntOrString("http")).orElseThrow().getContainerPort();
+
+        assertThat(downwardField(container, "GRANARY_NODE")).isEqualTo("spec.nodeName");
+        // Placement hashes the worker id: one per node, stable, keeps a restarted worker the owner of its blocks.
+        assertThat(downwardField(container, "GRANARY_WORKER_ID")).isEqualTo("spec.nodeName");
+        assertThat(env(container, "GRANARY_BLOCK_ADVERTISED_ADDRESS")).isEqualTo("http://$(POD_IP):" + port);
+        assertThat(downwardField(container, "POD_IP")).isEqualTo("status.podIP");
+    }
+
+    @Test
+    void blockLevelsLiveOnTheirVolumesWithinTheirLimits() {
+        Workload block = base.workload("granary-block");
+        Container container = block.container("block-service");
+        ConfigMap config = base.get(ConfigMap.class, NAMESPACE, "granary-block-config");
+        Map<String, String> levels = config.getData();
+        assertThat(container.getEnvFrom()).extracting(source -> source.getConfigMapRef().getName())
+                .contains(config.getMetadata().getName());
+
+        assertThat(levels).containsEntry("GRANARY_BLOCK_LEVELS_0__MEDIUM", "MEM");
+        Volume mem = levelVolume(block, container, 0);
+        assertThat(mem.getEmptyDir()).as("MEM level volume").isNotNull();
+        assertThat(mem.getEmptyDir().getMedium()).isEqualTo("Memory");
+        // tmpfs pages count against the container's memory: the level must fit its volume and the limit.
+        BigDecimal memQuota = bytes(levels.get("GRANARY_BLOCK_LEVELS_0__QUOTA"));
+        assertThat(memQuota).isLessThanOrEqualTo(Quantity.getAmountInBytes(mem.getEmptyDir().getSizeLimit()));
+        assertThat(memQuota).isLessThan(Quantity.getAmountInBytes(container.getResources().getLimits().get("memory")));
+
+        assertThat(levels).containsEntry("GRANARY_BLOCK_LEVELS_1__MEDIUM", "SSD").containsKey("GRANARY_BLOCK_LEVELS_1__QUOTA");
+        assertThat(levelVolume(block, container, 1).getHostPath()).as("SSD level volume").isNotNull();
+    }
+
+    @Test
+    void gatewayAndFuseShareTheGatewayCredentials() {
+        Workload gateway = base.workload("granary-gateway");
+        Container container = gateway.container("gateway");
+        String credentials = env(container, "GRANARY_GATEWAY_CREDENTIALS");
+        Volume secrets = gateway.volumeAt(container, env(container, "GRANARY_GATEWAY_SECRETS_DIR"));
+        // Without its keys the gateway serves nobody: that Secret is required, the under-store ones optional.
+        assertThat(secrets.getProjected().getSources()).extracting(VolumeProjection::getSecret)
+                .filteredOn(secret -> secret.getName().equals(credentials)).singleElement()
+                .extracting(SecretProjection::getOptional).isNotEqualTo(Boolean.TRUE);
+
+        Container rclone = base.workload("granary-fuse").container("rclone");
+        assertThat(secretKey(rclone, "RCLONE_CONFIG_GRANARY_ACCESS_KEY_ID"))
+                .extracting(SecretKeySelector::getName, SecretKeySelector::getKey).containsExactly(credentials, "accessKey");
+        assertThat(secretKey(rclone, "RCLONE_CONFIG_GRANARY_SECRET_ACCESS_KEY"))
+                .extracting(SecretKeySelector::getName, SecretKeySelector::getKey).containsExactly(credentials, "secretKey");
+    }
+
+    @Test
+    void fuseMountsDatasetsOnTheHostForPodsToShare() {
+        Workload fuse = base.workload("granary-fuse");
+        Container rclone = fuse.container("rclone");
+
+        assertThat(rclone.getSecurityContext().getPrivileged()).as("FUSE needs a privileged container").isTrue();
+        assertThat(base.get(Namespace.class, null, fuse.namespace()).getMetadata().getLabels())
+                .as("Pod Security of namespace " + fuse.namespace())
+                .containsEntry("pod-security.kubernetes.io/enforce", "privileged");
+        // Mounts made in the container must reach the host, and from there the pods.
+        assertThat(rclone.getVolumeMounts()).filteredOn(mount -> mount.getMountPath().equals("/mnt/granary"))
+                .extracting(VolumeMount::getMountPropagation).containsExactly("Bidirectional");
+        assertThat(fuse.volumeAt(rclone, "/mnt/granary").getHostPath().getPath()).isEqualTo("/mnt/granary");
+        assertThat(fuse.volumeAt(rclone, "/dev/fuse").getHostPath().getPath()).isEqualTo("/dev/fuse");
+
+        assertThat(configMapFile(fuse, rclone, env(rclone, "RCLONE_CONFIG")))
+                .contains("type = s3", "provider = Other", "force_path_style = true",
+                        "endpoint = http://granary-gateway.granary.svc:8080");
+        // The mount loop and the liveness check that restarts it are scripts from the same ConfigMap.
+        assertThat(configMapFile(fuse, rclone, rclone.getCommand().get(1))).contains("rclone mount", "--allow-other");
+        assertThat(configMapFile(fuse, rclone, rclone.getLivenessProbe().getExec().getCommand().get(1)))
+                .contains("mountpoint");
+    }
+
+    // Kafka.
+
+    @Test
+    void kafkaClientsReadTheBootstrapServersFromOneConfigMap() {
+        ConfigMap kafka = base.get(ConfigMap.class, NAMESPACE, "granary-kafka");
+        assertThat(kafka.getData()).containsKey("KAFKA_BOOTSTRAP_SERVERS");
+        // Every Granary service but the hook is a Kafka client.
+        List<Container> clients = base.workloads().stream().filter(workload -> !workload.name().equals(HOOK))
+                .flatMap(workload -> workload.containers().stream()).filter(KubernetesManifestsTest::isGranaryService)
+                .toList();
+
+        assertThat(clients).hasSize(4).allSatisfy(container ->
+                assertThat(container.getEnvFrom()).as(container.getName())
+                        .extracting(EnvFromSource::getConfigMapRef).isNotEmpty()
+                        .anySatisfy(ref -> assertThat(ref.getName()).isEqualTo(kafka.getMetadata().getName())));
+    }
+
+    @Test
+    void strimziExampleServesTheBootstrapServersGranaryIsGiven() {
+        String bootstrap = base.get(ConfigMap.class, NAMESPACE, "granary-kafka").getData().get("KAFKA_BOOTSTRAP_SERVERS");
+        GenericKubernetesResource kafka = everything.generic("Kafka").get(0);
+        List<Map<String, Object>> listeners = kafka.get("spec", "kafka", "listeners");
+        Map<String, Object> plain = listeners.stream()
+                .filter(listener -> "internal".equals(listener.get("type")) && Boolean.FALSE.equals(listener.get("tls")))
+                .findFirst().orElseThrow(() -> new AssertionError("no plain internal listener"));
+
+        assertThat(everything.generic("Kafka")).hasSize(1);
+        // Strimzi names the bootstrap Service <cluster>-kafka-bootstrap.
+        assertThat(bootstrap).isEqualTo(kafka.getMetadata().getName() + "-kafka-bootstrap."
+                + kafka.getMetadata().getNamespace() + ".svc:" + plain.get("port"));
+        assertThat(kafka.getMetadata().getAnnotations())
+                .containsEntry("strimzi.io/kraft", "enabled").containsEntry("strimzi.io/node-pools", "enabled");
+        List<GenericKubernetesResource> pools = everything.generic("KafkaNodePool");
+        assertThat(pools).isNotEmpty().allSatisfy(pool ->
+                assertThat(pool.getMetadata().getLabels()).containsEntry("strimzi.io/cluster", kafka.getMetadata().getName()));
+        assertThat(pools.stream().flatMap(pool -> pool.<List<String>>get("spec", "roles").stream()))
+                .contains("controller", "broker");
+    }
+
+    // Helpers.
+
+    private static List<Path> manifestFiles() throws IOException {
+        try (Stream<Path> files = Files.walk(K8S)) {
+            return files.filter(file -> file.getFileName().toString().endsWith(".yaml"))
+                    .filter(file -> !file.getFileName().toString().equals(Kustomization.FILE_NAME))
+                    .sorted()
+                    .toList();
+        }
+    }
+
+    private static MutatingWebhookConfiguration webhookConfiguration() {
+        return base.get(MutatingWebhookConfiguration.class, null, HOOK);
+    }
+
+    private static MutatingWebhook webhook(String name) {
+        return webhookConfiguration().getWebhooks().stream().filter(webhook -> webhook.getName().equals(name))
+                .findFirst().orElseThrow(() -> new AssertionError("no webhook " + name));
+    }
+
+    private static void assertRequirement(LabelSelectorRequirement requirement, String key, String operator) {
+        assertThat(requirement.getKey()).isEqualTo(key);
+        assertThat(requirement.getOperator()).isEqualTo(operator);
+    }
+
+    /** A webhook's service port; unset means 443. */
+    private static ServicePort servicePort(Service service, Integer port) {
+        int number = Objects.requireNonNullElse(port, 443);
+        return service.getSpec().getPorts().stream().filter(p -> p.getPort() == number).findFirst()
+                .orElseThrow(() -> new AssertionError("Service " + service.getMetadata().getName() + " has no port " + number));
+    }
+
+    /** Unset, a Service's targetPort is its port. */
+    private static IntOrString targetPort(ServicePort port) {
+        return Objects.requireNonNullElse(port.getTargetPort(), new IntOrString(port.getPort()));
+    }
+
+    private static boolean isGranaryService(Container container) {
+        return container.getImage().startsWith("ghcr.io/granary/");
+    }
+
+    private static void assertHealthProbe(SoftAssertions softly, String probeName, Container container, Probe probe,
+                                          String path) {
+        HTTPGetAction get = probe == null ? null : probe.getHttpGet();
+        softly.assertThat(get).as(probeName + " is an HTTP GET").isNotNull();
+        if (get == null) {
+            return;
+        }
+        softly.assertThat(get.getPath()).as(probeName + " path").isEqualTo(path);
+        Optional<ContainerPort> port = Workload.port(container, get.getPort());
+        softly.assertThat(port).as(probeName + " port").isPresent();
+        // The hook serves HTTPS only.
+        boolean tls = port.map(p -> "https".equals(p.getName())).orElse(false);
+        softly.assertThat(Objects.requireNonNullElse(get.getScheme(), "HTTP")).as(probeName + " scheme")
+                .isEqualTo(tls ? "HTTPS" : "HTTP");
+    }
+
+    private static EnvVar envVar(Container container, String name) {
+        return container.getEnv().stream().filter(variable -> variable.getName().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("container " + container.getName() + " has no " + name));
+    }
+
+    private static String env(Container container, String name) {
+        return envVar(container, name).getValue();
+    }
+
+    /** The downward-API field a variable holds, itself or through a $(VARIABLE) that does. */
+    private static String downwardField(Container container, String name) {
+        EnvVar variable = envVar(container, name);
+        if (variable.getValueFrom() != null && variable.getValueFrom().getFieldRef() != null) {
+            return variable.getValueFrom().getFieldRef().getFieldPath();
+        }
+        Matcher reference = VARIABLE_REFERENCE.matcher(Objects.requireNonNullElse(variable.getValue(), ""));
+        if (reference.matches()) {
+            return downwardField(container, reference.group(1));
+        }
+        throw new AssertionError(name + "=" + variable.getValue() + " is no downward-API field");
+    }
+
+    private static SecretKeySelector secretKey(Container container, String name) {
+        EnvVar variable = envVar(container, name);
+        assertThat(variable.getValueFrom()).as(name + " comes from a Secret").isNotNull();
+        return variable.getValueFrom().getSecretKeyRef();
+    }
+
+    /** The volume a block-service level's directory is on. */
+    private static Volume levelVolume(Workload block, Container container, int level) {
+        String path = env(container, "GRANARY_BLOCK_LEVELS_" + level + "__PATHS");
+        VolumeMount mount = container.getVolumeMounts().stream()
+                .filter(m -> path.equals(m.getMountPath()) || path.startsWith(m.getMountPath() + "/"))
+                .findFirst().orElseThrow(() -> new AssertionError("level " + level + " directory " + path + " is on no volume"));
+        return block.volumeAt(container, mount.getMountPath());
+    }
+
+    /** The content of a file a container reads from a ConfigMap volume. */
+    private static String configMapFile(Workload workload, Container container, String file) {
+        Path path = Path.of(file);
+        Volume volume = workload.volumeAt(container, path.getParent().toString());
+        assertThat(volume.getConfigMap()).as(path.getParent() + " is a ConfigMap").isNotNull();
+        ConfigMap map = base.get(ConfigMap.class, workload.namespace(), volume.getConfigMap().getName());
+        assertThat(map.getData()).as("ConfigMap " + map.getMetadata().getName()).containsKey(path.getFileName().toString());
+        return map.getData().get(path.getFileName().toString());
+    }
+
+    /** The block-service's sizes ({@code 2GiB}) in bytes, read as the Kubernetes quantities they spell ({@code 2Gi}). */
+    private static BigDecimal bytes(String size) {
+        return Quantity.getAmountInBytes(new Quantity(size.replaceFirst("B$", "")));
+    }
+
+    /** Quarkus's short duration form, such as {@code 2s}. */
+    private static Duration quarkusDuration(String value) {
+        return Duration.parse("PT" + value.toUpperCase(Locale.ROOT));
+    }
+
+    /** An image reference's name and tag: the tag follows the last ':' after the last '/'. */
+    private static Map.Entry<String, String> nameAndTag(String image) {
+        int colon = image.lastIndexOf(':');
+        return colon > image.lastIndexOf('/')
+                ? Map.entry(image.substring(0, colon), image.substring(colon + 1))
+                : Map.entry(image, "");
+    }
+}
