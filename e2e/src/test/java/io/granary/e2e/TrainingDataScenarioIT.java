@@ -1,0 +1,312 @@
+package io.granary.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.contracts.dataload.DataLoadPhase;
+import io.granary.contracts.dataload.DataLoadStatus;
+import io.granary.contracts.dataload.LoadPolicy;
+import io.granary.contracts.dataload.PreloadRequest;
+import io.granary.contracts.dataload.Target;
+import io.granary.devstack.S3ProxyServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The training-data scenario, end to end, against the packaged services started by {@code ./granary up} as
+ * separate processes (a Kafka broker, the metadata-service, two cache workers, the preload-service, the
+ * scheduler-hook, the gateway), with S3Proxy as the object store:
+ * a dataset over a bucket of samples and a large model file; a pipeline preloads it over Kafka and follows the
+ * progress to 100%; a reader lists and reads every object through the gateway with the AWS SDK, all from the
+ * cache; a checkpoint is written through the gateway and read back from the cache; a POSIX reader reads
+ * through an s3fs mount; a worker is killed in the middle of a read, which still completes.
+ *
+ * <p>Sizes are modest for CI ({@code -De2e.files=2000 -De2e.large-mib=96}); {@code bench/run.sh} uses the full ones.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class TrainingDataScenarioIT {
+
+    private static final String BUCKET = "train";
+    private static final String STORE_SECRET = "e2e-store";
+    private static final URI GATEWAY = URI.create("http://127.0.0.1:8080");
+    private static final URI WORKER_1 = URI.create("http://127.0.0.1:8082");
+    private static final URI WORKER_2 = URI.create("http://127.0.0.1:8086");
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    private final int files = Integer.getInteger("e2e.files", 2000);
+    private final int largeMib = Integer.getInteger("e2e.large-mib", 96);
+    private final int checkpointMib = Integer.getInteger("e2e.checkpoint-mib", 32);
+
+    private Path work;
+    private Path memDir;
+    private S3ProxyServer store;
+    private Launcher granary;
+    private TrainingData data;
+    private S3Client reader;
+
+    @BeforeAll
+    void upWithADatasetOverTheStore() throws Exception {
+        work = Files.createTempDirectory("granary-e2e");
+        memDir = Path.of("/dev/shm", "granary-e2e-" + UUID.randomUUID());
+        store = S3ProxyServer.start(work.resolve("s3"), "e2e-access", "e2e-secret-0123456789");
+        store.createBucket(BUCKET);
+        try (S3Client direct = s3(store.endpoint(), store.accessKey(), store.secretKey())) {
+            data = TrainingData.upload(direct, BUCKET, files, largeMib, 20261123L);
+        }
+
+        Path dataDir = Files.createDirectories(work.resolve("data"));
+        Path secret = Files.createDirectories(dataDir.resolve(".granary/secrets").resolve(STORE_SECRET));
+        Files.writeString(secret.resolve("accessKey"), store.accessKey());
+        Files.writeString(secret.resolve("secretKey"), store.secretKey());
+        granary = new Launcher(Path.of(System.getProperty("granary.root", "..")).toAbsolutePath().normalize(), work,
+                Map.of("GRANARY_MEM_DIR", memDir.toString(), "GRANARY_GATEWAY_READ_MEMBERSHIP_REFRESH", "1s"));
+        granary.up(dataDir, 2);
+
+        Properties keys = new Properties();
+        try (InputStream in = Files.newInputStream(dataDir.resolve(".granary/s3-keys"))) {
+            keys.load(in);
+        }
+        reader = s3(GATEWAY, keys.getProperty("AWS_ACCESS_KEY_ID"), keys.getProperty("AWS_SECRET_ACCESS_KEY"));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> get("/api/v1/workers").findValues("live").stream()
+                .filter(JsonNode::asBoolean).count() == 2);
+        String dataset = """
+                {"name":"%s","blockSize":"4MiB","mounts":[{"uri":"s3://%s/","credentialsRef":"%s",
+                 "options":{"endpoint":"%s","region":"us-east-1","pathStyle":"true"}}]}"""
+                .formatted(BUCKET, BUCKET, STORE_SECRET, store.endpoint());
+        HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(GATEWAY.resolve("/api/v1/datasets"))
+                .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(dataset)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(120)).until(() -> {
+            JsonNode status = get("/api/v1/datasets/" + BUCKET).path("status");
+            return "Bound".equals(status.path("phase").asText()) && status.path("fileCount").asLong() == files + 1;
+        });
+    }
+
+    @AfterAll
+    void down() throws IOException {
+        if (reader != null) {
+            reader.close();
+        }
+        if (granary != null) {
+            granary.close();
+        }
+        if (store != null) {
+            store.close();
+        }
+        for (Path dir : new Path[]{memDir, work}) {
+            if (dir != null && Files.exists(dir)) {
+                try (Stream<Path> all = Files.walk(dir)) {
+                    all.sorted((a, b) -> b.getNameCount() - a.getNameCount()).forEach(path -> path.toFile().delete());
+                }
+            }
+        }
+    }
+
+    @Test
+    @Order(1)
+    void aPipelinePreloadsTheDatasetOverKafkaAndSeesItReach100Percent() throws Exception {
+        PreloadRequest request = new PreloadRequest("e2e-epoch-0", BUCKET, List.of(new Target("/", 1)), List.of(),
+                false, LoadPolicy.ONCE, null, 0);
+        List<DataLoadStatus> progress = new PreloadPipeline("127.0.0.1:9092").preload(request, Duration.ofMinutes(5));
+
+        DataLoadStatus last = progress.get(progress.size() - 1);
+        assertThat(last.phase()).as("final status %s", last).isEqualTo(DataLoadPhase.COMPLETE);
+        assertThat(last.errors()).isEmpty();
+        assertThat(last.filesDone()).isEqualTo(last.filesTotal()).isEqualTo(files + 1);
+        assertThat(last.bytesDone()).isEqualTo(last.bytesTotal()).isEqualTo(data.totalBytes());
+        assertThat(progress).extracting(DataLoadStatus::bytesDone).isSorted();
+        assertThat(Metrics.sum("granary_understore_bytes_total", List.of(WORKER_1, WORKER_2)))
+                .as("the workers read it all from the object store").isGreaterThanOrEqualTo((double) data.totalBytes());
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(get("/api/v1/datasets/" + BUCKET).path("status").path("cachedPercentage").asDouble())
+                        .as("the metadata-service counts it all cached").isEqualTo(100.0));
+    }
+
+    @Test
+    @Order(2)
+    void aReaderListsAndReadsEveryObjectFromTheCacheWithTheAwsSdk() throws Exception {
+        Map<String, Double> before = underStoreReads();
+        double served = Metrics.sum("granary_gateway_bytes_served_total", GATEWAY);
+
+        List<String> listed = new ArrayList<>();
+        reader.listObjectsV2Paginator(request -> request.bucket(BUCKET).maxKeys(500)).contents()
+                .forEach(object -> listed.add(object.key()));
+        assertThat(listed).containsExactlyElementsOf(new TreeSet<>(data.sha256().keySet()));
+
+        ExecutorService readers = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<String>> reads = new ArrayList<>();
+            for (String key : listed) {
+                reads.add(readers.submit(() -> TrainingData.sha256(reader.getObjectAsBytes(r -> r.bucket(BUCKET).key(key)).asByteArray())));
+            }
+            for (int i = 0; i < listed.size(); i++) {
+                assertThat(reads.get(i).get()).as(listed.get(i)).isEqualTo(data.sha256().get(listed.get(i)));
+            }
+        } finally {
+            readers.shutdown();
+        }
+
+        assertThat(underStoreReads()).as("no read reached the object store during the warm pass").isEqualTo(before);
+        assertThat(Metrics.sum("granary_gateway_bytes_served_total", GATEWAY) - served).isEqualTo((double) data.totalBytes());
+    }
+
+    @Test
+    @Order(3)
+    void aCheckpointWrittenThroughTheGatewayIsReadBackFromTheCache() {
+        byte[] checkpoint = new byte[checkpointMib << 20];
+        new Random(1000).nextBytes(checkpoint);
+        String key = "checkpoints/step-1000.pt";
+        reader.putObject(request -> request.bucket(BUCKET).key(key), RequestBody.fromBytes(checkpoint));
+
+        Map<String, Double> before = underStoreReads();
+        assertThat(TrainingData.sha256(reader.getObjectAsBytes(r -> r.bucket(BUCKET).key(key)).asByteArray()))
+                .isEqualTo(TrainingData.sha256(checkpoint));
+        assertThat(underStoreReads()).as("the restarted job's load came from the cache").isEqualTo(before);
+        try (S3Client direct = s3(store.endpoint(), store.accessKey(), store.secretKey())) {
+            assertThat(TrainingData.sha256(direct.getObjectAsBytes(r -> r.bucket(BUCKET).key(key)).asByteArray()))
+                    .as("written through to the object store").isEqualTo(TrainingData.sha256(checkpoint));
+        }
+    }
+
+    @Test
+    @Order(4)
+    void aPosixReaderReadsThroughAnS3fsMount() throws Exception {
+        boolean required = "required".equals(System.getenv("GRANARY_E2E_POSIX"));
+        if (!S3fsMount.available()) {
+            assertThat(required).as("GRANARY_E2E_POSIX=required but s3fs or /dev/fuse is missing").isFalse();
+            Assumptions.abort("s3fs-fuse is not installed (apt-get install s3fs): POSIX reads not checked");
+        }
+        Properties keys = new Properties();
+        try (InputStream in = Files.newInputStream(work.resolve("data/.granary/s3-keys"))) {
+            keys.load(in);
+        }
+        Map<String, Double> before = underStoreReads();
+        try (S3fsMount mount = S3fsMount.mount(BUCKET, GATEWAY.toString(), keys.getProperty("AWS_ACCESS_KEY_ID"),
+                keys.getProperty("AWS_SECRET_ACCESS_KEY"), work)) {
+            Path shard = mount.root().resolve("train/shard-03");
+            List<String> expected = data.sha256().keySet().stream().filter(k -> k.startsWith("train/shard-03/"))
+                    .map(k -> k.substring("train/shard-03/".length())).toList();
+            try (Stream<Path> names = Files.list(shard)) {
+                assertThat(names.map(p -> p.getFileName().toString()).sorted()).containsExactlyElementsOf(expected);
+            }
+            for (String name : expected) {
+                assertThat(TrainingData.sha256(Files.readAllBytes(shard.resolve(name)))).as(name)
+                        .isEqualTo(data.sha256().get("train/shard-03/" + name));
+            }
+            Path large = mount.root().resolve(TrainingData.LARGE_KEY);
+            assertThat(Files.size(large)).isEqualTo(data.size(TrainingData.LARGE_KEY));
+            assertThat(TrainingData.sha256(Files.readAllBytes(large))).isEqualTo(data.sha256().get(TrainingData.LARGE_KEY));
+        }
+        assertThat(underStoreReads()).as("POSIX reads came from the cache").isEqualTo(before);
+    }
+
+    @Test
+    @Order(5)
+    void aWorkerKilledDuringAReadSlowsItButNeverFailsIt() throws Exception {
+        // Drop the large file from both workers, so its read goes through them (a warm block is read from its file).
+        for (URI worker : List.of(WORKER_1, WORKER_2)) {
+            HttpResponse<String> evicted = HTTP.send(HttpRequest.newBuilder(worker.resolve("/blocks/" + BUCKET + "?prefix=/models"))
+                    .DELETE().build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(evicted.statusCode()).as(evicted.body()).isEqualTo(200);
+        }
+        double fallbacks = Metrics.sum("granary_gateway_fallbacks_total", GATEWAY);
+
+        byte[] large;
+        try (ResponseInputStream<GetObjectResponse> in = reader.getObject(r -> r.bucket(BUCKET).key(TrainingData.LARGE_KEY))) {
+            byte[] head = in.readNBytes(4 << 20);
+            ProcessHandle worker = ProcessHandle.of(granary.pid("block-service-2")).orElseThrow();
+            worker.destroyForcibly();
+            worker.onExit().get();
+            byte[] rest = in.readAllBytes();
+            large = new byte[head.length + rest.length];
+            System.arraycopy(head, 0, large, 0, head.length);
+            System.arraycopy(rest, 0, large, head.length, rest.length);
+        }
+        assertThat(TrainingData.sha256(large)).isEqualTo(data.sha256().get(TrainingData.LARGE_KEY));
+        assertThat(Metrics.sum("granary_gateway_fallbacks_total", GATEWAY))
+                .as("the dead worker's blocks were read from the object store instead").isGreaterThan(fallbacks);
+
+        // And reading goes on with one worker.
+        S3Object sample = reader.listObjectsV2(r -> r.bucket(BUCKET).prefix("train/shard-07/")).contents().get(0);
+        assertThat(TrainingData.sha256(reader.getObjectAsBytes(r -> r.bucket(BUCKET).key(sample.key())).asByteArray()))
+                .isEqualTo(data.sha256().get(sample.key()));
+    }
+
+    /** Reads of the object store: by each worker (fills), and by the gateway itself (fallbacks, its own reads). */
+    private Map<String, Double> underStoreReads() {
+        return Map.of(
+                "workers: granary_understore_bytes_total", Metrics.sum("granary_understore_bytes_total", live(WORKER_1, WORKER_2)),
+                "gateway: granary_gateway_ufs_requests_total", Metrics.sum("granary_gateway_ufs_requests_total", GATEWAY),
+                "gateway: granary_gateway_fallbacks_total", Metrics.sum("granary_gateway_fallbacks_total", GATEWAY));
+    }
+
+    private List<URI> live(URI... workers) {
+        return Stream.of(workers).filter(worker -> {
+            try {
+                return HTTP.send(HttpRequest.newBuilder(worker.resolve("/q/health/live")).build(),
+                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }).toList();
+    }
+
+    private static JsonNode get(String path) throws IOException, InterruptedException {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(GATEWAY.resolve(path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return PreloadPipeline.JSON.readTree(response.body());
+    }
+
+    private static S3Client s3(URI endpoint, String accessKey, String secretKey) {
+        return S3Client.builder()
+                .httpClient(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofMinutes(2)).build())
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
+                .endpointOverride(endpoint)
+                .forcePathStyle(true)
+                .build();
+    }
+}
