@@ -45,7 +45,12 @@ class SchedulerHookTest {
     void aRenewedCertificateIsServedWithoutARestart() throws Exception {
         BigInteger before = servedSerial();
         TlsCertificateResource.renew();
-        await().atMost(Duration.ofSeconds(30)).until(() -> !servedSerial().equals(before));
+        // A handshake at the very moment of the swap may be dropped (Vert.x), hence ignoreExceptions.
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> !servedSerial().equals(before));
+        for (int i = 0; i < 20; i++) {
+            assertThat(servedSerial()).as("once swapped, every handshake succeeds with the new certificate")
+                    .isNotEqualTo(before);
+        }
     }
 
     /** The serial number of the certificate the hook presents in a fresh handshake. */

@@ -34,6 +34,10 @@ public interface HookConfig {
     @WithDefault("10")
     int maxNodeTerms();
 
+    /** How often the TLS certificate files are checked; a renewal is loaded within this. */
+    @WithDefault("10s")
+    Duration tlsCheckPeriod();
+
     Kubernetes kubernetes();
 
     /** The API server the node topology (zone, region labels) is read from. */
