@@ -22,7 +22,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * One block range asked of its owner. It is sent as soon as it is made (read-ahead makes them early) and its
  * response waits, paused, until {@link #pipeTo} streams it into the client's response. A watchdog fails it when
- * the owner gives nothing for {@code timeout} while we wait on it (never while we hold it paused ourselves).
+ * the owner gives nothing for {@code timeout} while we wait on it: for its head, or for the next bytes of its body
+ * (never while we hold it paused ourselves).
  */
 final class BlockFetch {
 
@@ -32,6 +33,7 @@ final class BlockFetch {
     private final long timeoutMillis;
     private final Promise<HttpClientResponse> response = Promise.promise();
     private HttpClientRequest request;
+    private Promise<Void> piped;
     private long watchdog = -1;
     private long written;
 
@@ -90,6 +92,7 @@ final class BlockFetch {
     /** Streams the slice into {@code out} (not ending it), with back-pressure; fails on any short or broken body. */
     Future<Void> pipeTo(HttpServerResponse out) {
         Promise<Void> piped = Promise.promise();
+        this.piped = piped;
         arm();
         response.future().onFailure(failure -> {
             disarm();
@@ -125,6 +128,7 @@ final class BlockFetch {
                 }
             });
             answer.resume();
+            arm();  // a head and then nothing is as dead as no answer at all
         });
         return piped.future();
     }
@@ -144,10 +148,12 @@ final class BlockFetch {
             watchdog = -1;
             TimeoutException slow = new TimeoutException("owner " + owner.id() + " gave nothing for "
                     + timeoutMillis + " ms");
-            if (!response.tryFail(slow) && request != null) {
+            response.tryFail(slow);
+            if (piped != null) {
+                piped.tryFail(slow);
+            }
+            if (request != null) {
                 request.reset(0, slow);
-            } else if (request != null) {
-                request.reset();
             }
         });
     }

@@ -39,6 +39,8 @@ final class ObjectStream {
     private final Promise<Void> done = Promise.promise();
     private final boolean zeroCopy;
     private int position;
+    /** The fetch being streamed to the client now, cancelled with the rest if the client goes away. */
+    private BlockFetch streaming;
 
     ObjectStream(ObjectReads reads, HttpServerRequest request, Dataset dataset, FileInfo file, List<BlockSlice> slices) {
         this.reads = reads;
@@ -68,6 +70,10 @@ final class ObjectStream {
         List<Worker> owners = owners(blockId);
         Optional<Path> local = zeroCopy ? local(owners, blockId) : Optional.empty();
         if (local.isPresent()) {
+            BlockFetch fetched = ahead.remove(position);  // read ahead over the network before the block became local
+            if (fetched != null) {
+                fetched.cancel();
+            }
             sendFile(slice, local.get(), owners);
             return;
         }
@@ -124,7 +130,12 @@ final class ObjectStream {
         }
         readAhead();
         BlockFetch current = fetch;
+        streaming = current;
         current.pipeTo(request.response()).onComplete(piped -> {
+            streaming = null;
+            if (done.future().isComplete()) {
+                return;  // the client went away and this fetch was cancelled with the rest
+            }
             if (piped.succeeded()) {
                 reads.metrics.served(GatewayMetrics.WORKER, slice.length());
                 advance();
@@ -195,6 +206,9 @@ final class ObjectStream {
 
     private void fail(Throwable cause) {
         if (done.tryFail(cause)) {
+            if (streaming != null) {
+                streaming.cancel();
+            }
             ahead.values().forEach(BlockFetch::cancel);
             ahead.clear();
         }
