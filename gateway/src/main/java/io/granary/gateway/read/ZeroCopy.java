@@ -46,9 +46,11 @@ final class ZeroCopy {
         if (!request.response().headWritten()) {
             request.response().write(Buffer.buffer());  // the head goes first, as Vert.x's sendFile does
         }
-        Promise<Void> sent = Promise.promise();
+        ConnectionBase connection = (ConnectionBase) request.connection();
+        // Netty completes the write on its listener; the promise hands the outcome back on the request's context.
+        Promise<Void> sent = connection.getContext().promise();
         try {
-            ChannelFuture future = ((ConnectionBase) request.connection()).sendFile(raf, offset, length);
+            ChannelFuture future = connection.sendFile(raf, offset, length);
             future.addListener(done -> {
                 closeQuietly(raf);
                 if (done.isSuccess()) {

@@ -36,6 +36,8 @@ import java.util.List;
 public class CachePush {
 
     private static final Logger LOG = Logger.getLogger(CachePush.class);
+    /** A worker that takes no bytes and says nothing for this long is given up on: that block fills on first read. */
+    private static final long IDLE_TIMEOUT_MILLIS = 30_000;
 
     private final Vertx vertx;
     private final HttpClient client;
@@ -83,7 +85,8 @@ public class CachePush {
         String uri = BlockApi.blockPath(dataset, index) + "?path=" + encode(file.path()) + "&etag=" + encode(file.etag());
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.PUT).setHost(base.getHost())
                 .setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(uri)
-                .putHeader("Content-Length", Long.toString(length));
+                .putHeader("Content-Length", Long.toString(length))
+                .setIdleTimeout(IDLE_TIMEOUT_MILLIS);
         return vertx.fileSystem().open(staged.toString(), new OpenOptions().setRead(true)).compose(body -> {
             AsyncFile region = body.setReadPos(offset).setReadLength(length);
             return client.request(options).compose(request -> request.send(region))

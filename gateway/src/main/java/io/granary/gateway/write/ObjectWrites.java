@@ -98,26 +98,30 @@ public class ObjectWrites {
         }, false).andThen(done -> BodySpool.deleteQuietly(body.file())));
     }
 
-    /** Blocking: completes in the under-store, then fills the cache from the parts this replica holds. */
-    public UploadedObject completeUpload(Dataset dataset, String key, String uploadId, List<UploadedPart> parts)
-            throws IOException {
+    /**
+     * Blocking: completes in the under-store and answers; the cache fills from the parts this replica holds
+     * afterwards. A multi-GB object takes a while to push, and an SDK waits about 60 s for the answer; a read
+     * before the push ends only misses the blocks not there yet.
+     */
+    public UploadedObject completeUpload(Dataset dataset, String key, String uploadId, List<UploadedPart> parts) {
         MountedStores.Located located = stores.locate(dataset, key);
         stores.count("upload");
         ObjectInfo written = located.store().completeUpload(located.key(), uploadId, parts);
         FileInfo file = known(dataset, key, written);
-        Path joined = join(uploadId, parts);
-        try {
-            if (joined != null) {
-                cache.push(dataset, file, joined).toCompletionStage().toCompletableFuture().join();
-            } else {
-                LOG.infof("upload of %s: some parts went through another gateway; its blocks fill on first read", key);
-            }
-        } finally {
-            if (joined != null) {
-                BodySpool.deleteQuietly(joined);
-            }
-            forget(uploadId);
-        }
+        vertx.executeBlocking(() -> join(uploadId, parts), false)
+                .compose(joined -> {
+                    if (joined == null) {
+                        LOG.infof("upload of %s: some parts went through another gateway; its blocks fill on first read", key);
+                        return Future.<Void>succeededFuture();
+                    }
+                    return cache.push(dataset, file, joined).andThen(pushed -> BodySpool.deleteQuietly(joined));
+                })
+                .onFailure(e -> LOG.warnf("upload of %s: the cache was not filled (%s); its blocks fill on first read",
+                        key, e.getMessage()))
+                .andThen(done -> vertx.executeBlocking(() -> {
+                    forget(uploadId);
+                    return null;
+                }, false));
         return new UploadedObject(written.etag());
     }
 

@@ -227,8 +227,11 @@ class S3ApiTest {
                     RequestBody.fromBytes(content)).eTag();
             parts.add(CompletedPart.builder().partNumber(number).eTag(etag).build());
         }
+        double cached = cacheWritten();
         String etag = s3.completeMultipartUpload(complete -> complete.bucket("train").key(key).uploadId(uploadId)
                 .multipartUpload(upload -> upload.parts(parts))).eTag();
+        // The upload is answered first and its blocks reach the cache after.
+        await().atMost(Duration.ofSeconds(60)).until(() -> cacheWritten() - cached >= 200.0 * MIB - 4321);
         String expected = HexFormat.of().formatHex(whole.digest());
         assertThat(readStore(key)).as("the under-store has the bytes").isEqualTo(expected);
         assertThat(etag).isEqualTo('"' + store.stat(key).etag() + '"');
@@ -379,6 +382,10 @@ class S3ApiTest {
             }
         }
         return reads;
+    }
+
+    private double cacheWritten() {
+        return metric(gateway, "granary_gateway_cache_written_total\\{outcome=\"stored\"}");
     }
 
     private static double metric(URI base, String pattern) {
