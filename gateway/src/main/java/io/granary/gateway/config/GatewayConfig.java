@@ -35,6 +35,10 @@ public interface GatewayConfig {
     /** Where uploads are staged before they go to the under-store and the cache. */
     Path spoolDir();
 
+    /** Staged bodies and upload parts untouched this long are removed (abandoned uploads, dead requests). */
+    @WithDefault("24h")
+    Duration spoolMaxAge();
+
     /** Local directories a {@code file://} mount may point into (as the other services); empty: none. */
     Optional<List<Path>> allowedRoots();
 
