@@ -16,7 +16,7 @@ import java.util.Map;
  * <pre>
  *   node-a  zone-1  region-1
  *   node-b  zone-1  region-1
- *   node-c  zone-2  region-1
+ *   node-c  zone-2  region-1   (hostname label node-c.example.internal: it need not be the node's name)
  *   node-d  zone-3  region-2
  * </pre>
  */
@@ -30,17 +30,17 @@ public class KubernetesApiResource implements QuarkusTestResourceLifecycleManage
                 new KubernetesCrudDispatcher(), false);
         server.init();
         try (KubernetesClient client = server.createClient()) {
-            node(client, "node-a", "zone-1", "region-1");
-            node(client, "node-b", "zone-1", "region-1");
-            node(client, "node-c", "zone-2", "region-1");
-            node(client, "node-d", "zone-3", "region-2");
+            node(client, "node-a", "node-a", "zone-1", "region-1");
+            node(client, "node-b", "node-b", "zone-1", "region-1");
+            node(client, "node-c", "node-c.example.internal", "zone-2", "region-1");
+            node(client, "node-d", "node-d", "zone-3", "region-2");
         }
         return Map.of("granary.hook.kubernetes.url", server.url("/"));
     }
 
-    private static void node(KubernetesClient client, String name, String zone, String region) {
+    private static void node(KubernetesClient client, String name, String hostname, String zone, String region) {
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name)
-                .addToLabels("kubernetes.io/hostname", name)
+                .addToLabels("kubernetes.io/hostname", hostname)
                 .addToLabels("topology.kubernetes.io/zone", zone)
                 .addToLabels("topology.kubernetes.io/region", region)
                 .endMetadata().build()).create();

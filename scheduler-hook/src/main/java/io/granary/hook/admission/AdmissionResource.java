@@ -53,28 +53,38 @@ public class AdmissionResource {
     }
 
     @POST
-    public CompletionStage<String> towardData(String body) {
+    public CompletionStage<String> admit(String body) {
         AdmissionRequest request = reviews.request(body);
         if (!AdmissionReviews.isPodCreate(request)) {
             return CompletableFuture.completedFuture(unchanged(request, List.of()));
         }
         Pod pod = reviews.pod(request);
         OptIn optIn = OptIn.of(pod.getMetadata());
-        if (PodMutation.alreadyMutated(pod) || optIn.datasets().isEmpty()) {
+        if (optIn.datasets().isEmpty()) {
             return CompletableFuture.completedFuture(unchanged(request, optIn.warnings()));
+        }
+        if (PodMutation.alreadyMutated(pod)) {
+            return CompletableFuture.completedFuture(reinvoked(request, pod, optIn));
         }
         Timer.Sample lookup = Timer.start();
         return locator.locate(optIn.datasets())
                 .orTimeout(config.deadline().toMillis(), TimeUnit.MILLISECONDS)
                 .handle((cached, failure) -> {
                     lookup.stop(metrics.lookups());
-                    return failure == null ? mutated(request, pod, optIn, cached) : failOpen(request, pod, failure);
+                    if (failure != null) {
+                        return failOpen(request, pod, failure);
+                    }
+                    try {
+                        return mutated(request, pod, optIn, cached);
+                    } catch (RuntimeException e) {
+                        return failOpen(request, pod, e);  // our bug must not cost the pod its creation
+                    }
                 });
     }
 
     @POST
     @Path("spare-cache-nodes")
-    public String awayFromCacheNodes(String body) {
+    public String spareCacheNodes(String body) {
         AdmissionRequest request = reviews.request(body);
         if (!AdmissionReviews.isPodCreate(request)) {
             return unchanged(request, List.of());
@@ -96,6 +106,17 @@ public class AdmissionResource {
         metrics.admitted(Outcome.MUTATED);
         LOG.debugf("%s: %s", describe(request, pod), after.getMetadata().getAnnotations().get(PodMutation.PLACEMENT_ANNOTATION));
         return reviews.allow(request, pod, after, warnings);
+    }
+
+    /**
+     * The API server calls again after a later webhook changed the pod (added a sidecar, say): the placement
+     * stands, and what leads to the data is given to any container that lacks it.
+     */
+    private String reinvoked(AdmissionRequest request, Pod pod, OptIn optIn) {
+        Pod after = reviews.copy(pod);
+        mutation.leadToData(after, optIn.datasets(), optIn.mountPath());
+        metrics.admitted(Outcome.REINVOKED);
+        return reviews.allow(request, pod, after, List.of());
     }
 
     private String failOpen(AdmissionRequest request, Pod pod, Throwable failure) {

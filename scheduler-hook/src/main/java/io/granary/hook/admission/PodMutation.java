@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -42,6 +43,7 @@ public class PodMutation {
     public static final String CACHE_NODE_LABEL = "granary.io/cache-node";
     public static final String ENDPOINT_ENV = "AWS_ENDPOINT_URL";
     public static final String DATASETS_ENV = "GRANARY_DATASETS";
+    public static final String DATASETS_VOLUME = "granary-datasets";
 
     private static final String NODE_NAME_FIELD = "metadata.name";
 
@@ -79,27 +81,36 @@ public class PodMutation {
             terms.forEach(term -> affinity.getPreferredDuringSchedulingIgnoredDuringExecution()
                     .add(new PreferredSchedulingTerm(selectorTerm(term), term.weight())));
             if (optIn.required()) {
-                List<String> cacheNodes = cached.byNode().entrySet().stream().filter(e -> e.getValue() > 0)
-                        .map(e -> e.getKey()).sorted().toList();
-                require(affinity, null, new NodeSelectorRequirement(NODE_NAME_FIELD, "In", cacheNodes));
+                // By hostname label: a node field selector (matchFields) takes exactly one value.
+                List<String> hostnames = cached.byNode().entrySet().stream().filter(e -> e.getValue() > 0)
+                        .map(e -> topology.locate(e.getKey()).hostname().orElse(e.getKey())).sorted().distinct().toList();
+                require(affinity, new NodeSelectorRequirement(Location.HOSTNAME_LABEL, "In", hostnames));
             }
             placement = (optIn.required() ? "required " : "") + terms.stream()
                     .map(PodMutation::describe).collect(Collectors.joining(" "));
         }
-        if (optIn.mountPath().isPresent()) {
-            mount(pod.getSpec(), optIn.datasets(), optIn.mountPath().get());
+        List<String> known = optIn.datasets().stream().filter(d -> !cached.unknown().contains(d)).toList();
+        leadToData(pod, known, optIn.mountPath());
+        annotate(pod, String.join(",", optIn.datasets()) + ": " + placement);
+        return warnings;
+    }
+
+    /**
+     * What leads every container to the data, none of which needs the metadata-service: the gateway's endpoint,
+     * the datasets' names and, when asked, the FUSE mounts. Idempotent: what is already there stays as it is.
+     */
+    public void leadToData(Pod pod, List<String> datasets, Optional<String> mountPath) {
+        if (mountPath.isPresent()) {
+            mount(pod.getSpec(), mountPath.get());
             if (pod.getSpec().getNodeName() == null) {
                 // Only cache nodes run the FUSE DaemonSet that the mounts come from.
-                require(nodeAffinity(pod.getSpec()),
-                        new NodeSelectorRequirement(CACHE_NODE_LABEL, "In", List.of("true")), null);
+                require(nodeAffinity(pod.getSpec()), new NodeSelectorRequirement(CACHE_NODE_LABEL, "In", List.of("true")));
             }
         }
         containers(pod.getSpec()).forEach(container -> {
             setIfAbsent(container, ENDPOINT_ENV, config.gatewayEndpoint().toString());
-            setIfAbsent(container, DATASETS_ENV, String.join(",", optIn.datasets()));
+            setIfAbsent(container, DATASETS_ENV, String.join(",", datasets));
         });
-        annotate(pod, String.join(",", optIn.datasets()) + ": " + placement);
-        return warnings;
     }
 
     /** Keeps a pod that reads no dataset off the cache nodes when it can go elsewhere. */
@@ -153,61 +164,58 @@ public class PodMutation {
      * Adds a requirement to every required term. The terms are alternatives (ORed), so adding a term of our own
      * would loosen the pod's constraints; adding to each of them narrows them as meant.
      */
-    private static void require(NodeAffinity affinity, NodeSelectorRequirement expression, NodeSelectorRequirement field) {
+    private static void require(NodeAffinity affinity, NodeSelectorRequirement expression) {
         NodeSelector required = affinity.getRequiredDuringSchedulingIgnoredDuringExecution();
         if (required == null || required.getNodeSelectorTerms() == null || required.getNodeSelectorTerms().isEmpty()) {
             required = new NodeSelector(new ArrayList<>(List.of(new NodeSelectorTerm(new ArrayList<>(), new ArrayList<>()))));
             affinity.setRequiredDuringSchedulingIgnoredDuringExecution(required);
         }
         for (NodeSelectorTerm term : required.getNodeSelectorTerms()) {
-            if (expression != null) {
-                term.setMatchExpressions(append(term.getMatchExpressions(), expression));
-            }
-            if (field != null) {
-                term.setMatchFields(append(term.getMatchFields(), field));
-            }
+            term.setMatchExpressions(append(term.getMatchExpressions(), expression));
         }
     }
 
     private static List<NodeSelectorRequirement> append(List<NodeSelectorRequirement> list, NodeSelectorRequirement item) {
         List<NodeSelectorRequirement> copy = list == null ? new ArrayList<>() : new ArrayList<>(list);
-        copy.add(item);
+        if (!copy.contains(item)) {
+            copy.add(item);
+        }
         return copy;
     }
 
     /**
-     * One hostPath volume per dataset, of the node's FUSE mount, with HostToContainer propagation so a remount
-     * on the node (the FUSE DaemonSet heals dead mounts) reaches the running pod. DirectoryOrCreate: a pod that
-     * starts before the mount does gets an empty directory the mount then lands on, not a failed start.
+     * The FUSE DaemonSet's root ({@code /mnt/granary}, each dataset at {@code <root>/<dataset>}) as one read-only
+     * hostPath volume at {@code mountPath}, so the datasets are at {@code mountPath/<dataset>}. The parent, not each
+     * mount point, with HostToContainer propagation: a dataset the DaemonSet remounts (it heals dead mounts) or
+     * mounts later reaches the running pod, where a bind of the mount point itself would keep the dead mount.
+     * DirectoryOrCreate: a pod that starts before the DaemonSet does gets the directory its mounts then land in.
+     * Read-only: checkpoints are written through the S3 API, where writes are authenticated.
      */
-    private void mount(PodSpec spec, List<String> datasets, String mountPath) {
+    private void mount(PodSpec spec, String mountPath) {
         if (spec.getVolumes() == null) {
             spec.setVolumes(new ArrayList<>());
         }
-        for (String dataset : datasets) {
-            String volume = VolumeNames.forDataset(dataset);
-            if (spec.getVolumes().stream().noneMatch(v -> volume.equals(v.getName()))) {
-                Volume hostPath = new Volume();
-                hostPath.setName(volume);
-                hostPath.setHostPath(new HostPathVolumeSource(config.fuseRoot() + "/" + dataset, "DirectoryOrCreate"));
-                spec.getVolumes().add(hostPath);
-            }
-            String path = datasets.size() == 1 ? mountPath : mountPath + "/" + dataset;
-            containers(spec).forEach(container -> {
-                if (container.getVolumeMounts() == null) {
-                    container.setVolumeMounts(new ArrayList<>());
-                }
-                boolean taken = container.getVolumeMounts().stream()
-                        .anyMatch(m -> path.equals(m.getMountPath()) || volume.equals(m.getName()));
-                if (!taken) {
-                    VolumeMount mount = new VolumeMount();
-                    mount.setName(volume);
-                    mount.setMountPath(path);
-                    mount.setMountPropagation("HostToContainer");
-                    container.getVolumeMounts().add(mount);
-                }
-            });
+        if (spec.getVolumes().stream().noneMatch(v -> DATASETS_VOLUME.equals(v.getName()))) {
+            Volume hostPath = new Volume();
+            hostPath.setName(DATASETS_VOLUME);
+            hostPath.setHostPath(new HostPathVolumeSource(config.fuseRoot(), "DirectoryOrCreate"));
+            spec.getVolumes().add(hostPath);
         }
+        containers(spec).forEach(container -> {
+            if (container.getVolumeMounts() == null) {
+                container.setVolumeMounts(new ArrayList<>());
+            }
+            boolean taken = container.getVolumeMounts().stream()
+                    .anyMatch(m -> mountPath.equals(m.getMountPath()) || DATASETS_VOLUME.equals(m.getName()));
+            if (!taken) {
+                VolumeMount mount = new VolumeMount();
+                mount.setName(DATASETS_VOLUME);
+                mount.setMountPath(mountPath);
+                mount.setReadOnly(true);
+                mount.setMountPropagation("HostToContainer");
+                container.getVolumeMounts().add(mount);
+            }
+        });
     }
 
     /** Init containers too: a common pattern is an init container that stages data. */

@@ -5,13 +5,13 @@ import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
- * What the webhook did with each pod: {@code granary_hook_admissions_total{outcome}} and, for the pods admitted
+ * What the webhook did with each pod: {@code granary_hook_admissions_total{outcome}} (mutated, reinvoked, unchanged, fail-open) and, for the pods admitted
  * unchanged because the metadata-service did not answer in time, {@code granary_hook_fail_open_total{reason}}.
  */
 @ApplicationScoped
 public class HookMetrics {
 
-    public enum Outcome { MUTATED, UNCHANGED, FAIL_OPEN }
+    public enum Outcome { MUTATED, REINVOKED, UNCHANGED, FAIL_OPEN }
 
     private final MeterRegistry registry;
     private final Timer lookups;

@@ -44,12 +44,15 @@ public class NodeTopology {
                 .orElseGet(() -> Config.autoConfigure(null));
         client = new KubernetesClientBuilder().withConfig(clientConfig).build();
         nodes = client.nodes().runnableInformer(RESYNC_MILLIS);
+        // fabric8 stops an informer on an error before its first list; keep trying instead (RBAC fixed later, API
+        // server briefly away): until then pods get node terms only.
+        nodes.exceptionHandler((started, failure) -> {
+            LOG.warnf("watching nodes on %s: %s; retrying", clientConfig.getMasterUrl(), failure.toString());
+            return true;
+        });
         // Never hold start-up: until the first list arrives, nodes are simply unknown.
         nodes.start().whenComplete((ignored, failure) -> {
-            if (failure != null) {
-                LOG.warnf("cannot watch nodes on %s (%s); pods get node terms only until it can",
-                        clientConfig.getMasterUrl(), failure.toString());
-            } else {
+            if (failure == null) {
                 LOG.infof("watching node topology on %s", clientConfig.getMasterUrl());
             }
         });
@@ -71,11 +74,5 @@ public class NodeTopology {
         }
         Node found = informer.getStore().getByKey(node);
         return found == null ? Location.UNKNOWN : Location.of(found.getMetadata().getLabels());
-    }
-
-    /** True once the first list of nodes has arrived. */
-    public boolean synced() {
-        SharedIndexInformer<Node> informer = nodes;
-        return informer != null && informer.hasSynced();
     }
 }

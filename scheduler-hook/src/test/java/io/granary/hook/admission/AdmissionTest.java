@@ -133,6 +133,12 @@ class AdmissionTest {
         assertThat(pod.path("spec").path("volumes")).hasSize(1);
         assertThat(pod.path("metadata").path("annotations").path("granary.io/placement").asText())
                 .startsWith("imagenet: node-a=80 node-b=65 node-c=55 zone/zone-1=46");
+        // The patch touches only what the hook owns.
+        for (JsonNode op : Reviews.patch(answer)) {
+            assertThat(op.path("op").asText()).isIn("add", "replace");
+            assertThat(op.path("path").asText()).matches(
+                    "/spec/affinity|/spec/(initContainers|containers)/\\d+/env(/\\d+)?|/metadata/annotations/granary.io~1placement");
+        }
         // Everything else the API server sent is untouched.
         ObjectNode original = Reviews.pod(review);
         assertThat(pod.path("spec").path("tolerations")).isEqualTo(original.path("spec").path("tolerations"));
@@ -168,23 +174,34 @@ class AdmissionTest {
         JsonNode required = pod.path("spec").path("affinity").path("nodeAffinity")
                 .path("requiredDuringSchedulingIgnoredDuringExecution").path("nodeSelectorTerms");
         assertThat(required).hasSize(1);
+        // By hostname label (a node field selector takes one value only); node-c's label is not its name.
         assertThat(Terms.requirements(required.get(0))).containsExactlyInAnyOrder(
                 "kubernetes.io/arch In [amd64]",
                 "granary.io/cache-node In [true]",
-                "field metadata.name In [node-a, node-b, node-c]");
+                "kubernetes.io/hostname In [node-a, node-b, node-c.example.internal]");
 
-        assertThat(pod.path("spec").path("volumes").findValuesAsText("name"))
-                .contains("granary-imagenet", "granary-coco");
-        assertThat(Terms.volume(pod, "granary-coco").path("hostPath").path("path").asText()).isEqualTo("/mnt/granary/coco");
-        assertThat(Terms.volume(pod, "granary-coco").path("hostPath").path("type").asText()).isEqualTo("DirectoryOrCreate");
+        // The FUSE root, read-only: the datasets are at /data/<name>, and a remount on the node reaches the pod.
+        assertThat(Terms.volume(pod, "granary-datasets").path("hostPath").path("path").asText()).isEqualTo("/mnt/granary");
+        assertThat(Terms.volume(pod, "granary-datasets").path("hostPath").path("type").asText()).isEqualTo("DirectoryOrCreate");
         for (JsonNode container : Terms.allContainers(pod)) {
-            assertThat(Terms.mount(container, "granary-imagenet").path("mountPath").asText()).isEqualTo("/data/imagenet");
-            assertThat(Terms.mount(container, "granary-coco").path("mountPath").asText()).isEqualTo("/data/coco");
-            assertThat(Terms.mount(container, "granary-coco").path("mountPropagation").asText()).isEqualTo("HostToContainer");
+            JsonNode mount = Terms.mount(container, "granary-datasets");
+            assertThat(mount.path("mountPath").asText()).isEqualTo("/data");
+            assertThat(mount.path("readOnly").asBoolean()).isTrue();
+            assertThat(mount.path("mountPropagation").asText()).isEqualTo("HostToContainer");
             assertThat(Terms.env(container, "GRANARY_DATASETS")).isEqualTo("imagenet,coco");
         }
 
         assertThat(Reviews.patch(Reviews.post(mutate, Reviews.reinvocation(review, pod)))).isNull();
+
+        // A later webhook added a sidecar: reinvoked, the hook gives it the env and the mount, and nothing else changes.
+        ObjectNode withSidecar = pod.deepCopy();
+        withSidecar.withArray("/spec/containers").addObject().put("name", "log-shipper").put("image", "fluent-bit:3.2");
+        ObjectNode again = Reviews.patched(Reviews.reinvocation(review, withSidecar),
+                Reviews.post(mutate, Reviews.reinvocation(review, withSidecar)));
+        JsonNode sidecar = again.path("spec").path("containers").get(2);
+        assertThat(Terms.env(sidecar, "AWS_ENDPOINT_URL")).isEqualTo("http://granary-gateway:8080");
+        assertThat(Terms.mount(sidecar, "granary-datasets").path("mountPath").asText()).isEqualTo("/data");
+        assertThat(again.path("spec").path("affinity")).isEqualTo(pod.path("spec").path("affinity"));
     }
 
     @Test
@@ -207,13 +224,13 @@ class AdmissionTest {
         ObjectNode pod = Reviews.patched(review, answer);
         assertThat(answer.path("response").path("warnings").toString())
                 .contains("dataset 'no-such-set' does not exist").contains("'Bad_Name' must be a DNS-1123 label");
-        assertThat(Terms.env(pod.path("spec").path("containers").get(0), "GRANARY_DATASETS")).isEqualTo("imagenet,no-such-set");
+        assertThat(Terms.env(pod.path("spec").path("containers").get(0), "GRANARY_DATASETS")).isEqualTo("imagenet");
         assertThat(Terms.preferred(pod)).first().isEqualTo(new Terms.Term(80, "metadata.name", "node-a"));
 
         ObjectNode mounted = Reviews.annotate(Reviews.label(Reviews.podCreate(), "granary.io/dataset", "coco"),
                 "granary.io/mount", "/data/");
         ObjectNode mountedPod = Reviews.patched(mounted, Reviews.post(mutate, mounted));
-        assertThat(Terms.mount(mountedPod.path("spec").path("containers").get(0), "granary-coco").path("mountPath").asText())
+        assertThat(Terms.mount(mountedPod.path("spec").path("containers").get(0), "granary-datasets").path("mountPath").asText())
                 .isEqualTo("/data");
 
         ObjectNode badMount = Reviews.annotate(Reviews.label(Reviews.podCreate(), "granary.io/dataset", "coco"),

@@ -92,6 +92,6 @@ class LocalityWeightsTest {
     }
 
     private static Location location(String zone, String region) {
-        return new Location(Optional.of(zone), Optional.of(region));
+        return new Location(Optional.empty(), Optional.of(zone), Optional.of(region));
     }
 }
