@@ -5,14 +5,16 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/granary-bench.XXXXXX")"
 PIDS=()
 EXTRA_CLEANUP=()
+EXIT_HOOKS=()  # functions run on exit once every process has stopped, e.g. remove_link
 S3_ACCESS=bench-access
 S3_SECRET=bench-secret-0123456789
 SMALL_KIB=128
 
 cleanup() {
-  local pid
+  local pid hook
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for hook in "${EXIT_HOOKS[@]}"; do "$hook" || true; done
   rm -rf "$WORK" "${EXTRA_CLEANUP[@]}"
 }
 trap cleanup EXIT
@@ -49,11 +51,14 @@ start_kafka() {
   wait_until 120 "$WORK/kafka.log" grep -q "kafka ready" "$WORK/kafka.log"
 }
 
-start_s3() {
+start_s3() {  # start_s3 [NETNS HOST]: S3Proxy on loopback, or on HOST inside the network namespace NETNS
+  local in_netns=() host=127.0.0.1
+  if (( $# )); then in_netns=(ip netns exec "$1"); host=$2; fi
   S3_PORT=$(free_port)
-  S3_URL="http://127.0.0.1:$S3_PORT"
-  java -Xmx48m -XX:+UseSerialGC -cp "$ROOT/devstack/target/classes" io.granary.devstack.Devstack s3 \
-    --port "$S3_PORT" --data "$WORK/s3" --access-key "$S3_ACCESS" --secret-key "$S3_SECRET" > "$WORK/s3.log" 2>&1 &
+  S3_URL="http://$host:$S3_PORT"
+  "${in_netns[@]}" java -Xmx48m -XX:+UseSerialGC -cp "$ROOT/devstack/target/classes" io.granary.devstack.Devstack s3 \
+    --host "$host" --port "$S3_PORT" --data "$WORK/s3" --access-key "$S3_ACCESS" --secret-key "$S3_SECRET" \
+    > "$WORK/s3.log" 2>&1 &
   PIDS+=($!)
   wait_until 60 "$WORK/s3.log" grep -q "s3 ready" "$WORK/s3.log"
   mkdir -p "$WORK/secrets/bench-s3"
@@ -188,6 +193,56 @@ small_rate() {  # small_rate ENDPOINT BUCKET KEYS-FILE: prints files/s and MB/s,
   (( bytes == expected )) || die "read $bytes bytes of $expected from $1/$2"
   python3 -c "import sys; f, b, s = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]) - float(sys.argv[4]); \
 print(f'{f / s:.0f} {b / s / 1e6:.0f}')" "$files" "$bytes" "$end" "$start"
+}
+
+# An emulated remote store: S3Proxy in a network namespace of its own, reached over a veth pair shaped on both
+# ends (egress, so each direction is limited): tbf for the rate, and a netem child for a delay when one is asked.
+LINK_NETNS="granary-bench-$$"
+LINK_HOST_DEV="gbh$$"
+LINK_STORE_DEV="gbs$$"
+
+create_link() {  # create_link DELAY_MS: the namespace and the veth pair, not shaped yet; sets LINK_STORE_IP
+  (( EUID == 0 )) || die "--link needs root (a network namespace and tc)"
+  ip netns list > /dev/null 2>&1 || die "--link needs 'ip netns', which fails here"
+  command -v tc > /dev/null || die "--link needs tc (iproute2)"
+  # A /30 of 10.77.0.0/16 chosen by PID, so runs side by side use different addresses.
+  local base=$(( $$ % 16384 * 4 ))
+  local prefix="10.77.$(( base / 256 ))" host=$(( base % 256 + 1 ))
+  LINK_STORE_IP="$prefix.$(( host + 1 ))"
+  EXIT_HOOKS+=(remove_link)
+  ip netns add "$LINK_NETNS" || die "cannot create the network namespace $LINK_NETNS"
+  ip link add "$LINK_HOST_DEV" type veth peer name "$LINK_STORE_DEV" netns "$LINK_NETNS" \
+    || die "cannot create the veth pair $LINK_HOST_DEV/$LINK_STORE_DEV"
+  ip addr add "$prefix.$host/30" dev "$LINK_HOST_DEV"
+  ip link set "$LINK_HOST_DEV" up
+  ip -n "$LINK_NETNS" addr add "$LINK_STORE_IP/30" dev "$LINK_STORE_DEV"
+  ip -n "$LINK_NETNS" link set "$LINK_STORE_DEV" up
+  ip -n "$LINK_NETNS" link set lo up  # S3Proxy's readiness check connects to its own address, through lo
+  if (( $1 > 0 )); then  # find out now, not after the setup, whether this kernel can delay packets
+    tc qdisc add dev "$LINK_HOST_DEV" root netem delay "$1ms" 2> /dev/null \
+      || die "this kernel has no netem qdisc (CONFIG_NET_SCH_NETEM), so no delay can be emulated: use --link MBIT"
+    tc qdisc del dev "$LINK_HOST_DEV" root
+  fi
+}
+
+shape_link() {  # shape_link MBIT DELAY_MS: both ends of the veth pair
+  shape_dev "$LINK_HOST_DEV" "$@"
+  shape_dev "$LINK_STORE_DEV" "$@" -n "$LINK_NETNS"
+}
+
+shape_dev() {  # shape_dev DEV MBIT DELAY_MS [-n NETNS]
+  local dev=$1 mbit=$2 delay=$3; shift 3
+  # A burst of 1 ms at the rate, at least 64 KiB: small, so a 128 KiB object does not pass above the rate.
+  local burst=$(( mbit * 125 > 65536 ? mbit * 125 : 65536 ))
+  tc "$@" qdisc add dev "$dev" root handle 1: tbf rate "${mbit}mbit" burst "$burst" latency 50ms
+  if (( delay > 0 )); then
+    tc "$@" qdisc add dev "$dev" parent 1:1 handle 10: netem delay "${delay}ms"
+  fi
+}
+
+remove_link() {
+  ip link del "$LINK_HOST_DEV" 2> /dev/null  # takes its peer in the namespace with it
+  ip netns del "$LINK_NETNS"
 }
 
 # The physical limits of one HTTP read on this machine, measured with the same client (curl) as every other row:
