@@ -5,16 +5,22 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/granary-bench.XXXXXX")"
 PIDS=()
 EXTRA_CLEANUP=()
+EXIT_HOOKS=()  # functions run on exit once every process has stopped, e.g. remove_link
 S3_ACCESS=bench-access
 S3_SECRET=bench-secret-0123456789
+SMALL_KIB=128
 
 cleanup() {
-  local pid
+  local pid hook
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for hook in "${EXIT_HOOKS[@]}"; do "$hook" || true; done
   rm -rf "$WORK" "${EXTRA_CLEANUP[@]}"
 }
 trap cleanup EXIT
+# bash does not run the EXIT trap when a signal kills it: turn Ctrl-C and kill into an exit, so cleanup runs.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 die() { echo "bench: $*" >&2; exit 1; }
 
@@ -45,17 +51,22 @@ start_kafka() {
   wait_until 120 "$WORK/kafka.log" grep -q "kafka ready" "$WORK/kafka.log"
 }
 
-start_s3() {
+start_s3() {  # start_s3 [NETNS HOST]: S3Proxy on loopback, or on HOST inside the network namespace NETNS
+  local in_netns=() host=127.0.0.1
+  if (( $# )); then in_netns=(ip netns exec "$1"); host=$2; fi
   S3_PORT=$(free_port)
-  S3_URL="http://127.0.0.1:$S3_PORT"
-  java -Xmx48m -XX:+UseSerialGC -cp "$ROOT/devstack/target/classes" io.granary.devstack.Devstack s3 \
-    --port "$S3_PORT" --data "$WORK/s3" --access-key "$S3_ACCESS" --secret-key "$S3_SECRET" > "$WORK/s3.log" 2>&1 &
+  S3_URL="http://$host:$S3_PORT"
+  "${in_netns[@]}" java -Xmx48m -XX:+UseSerialGC -cp "$ROOT/devstack/target/classes" io.granary.devstack.Devstack s3 \
+    --host "$host" --port "$S3_PORT" --data "$WORK/s3" --access-key "$S3_ACCESS" --secret-key "$S3_SECRET" \
+    > "$WORK/s3.log" 2>&1 &
   PIDS+=($!)
   wait_until 60 "$WORK/s3.log" grep -q "s3 ready" "$WORK/s3.log"
   mkdir -p "$WORK/secrets/bench-s3"
   printf '%s' "$S3_ACCESS" > "$WORK/secrets/bench-s3/accessKey"
   printf '%s' "$S3_SECRET" > "$WORK/secrets/bench-s3/secretKey"
 }
+
+make_bucket() { mkdir -p "$WORK/s3/s3/buckets/$1"; }  # S3Proxy's filesystem backend: a bucket is a directory
 
 # s3 curl arguments: SigV4 with an unsigned payload, as S3 clients stream large bodies.
 s3curl() { curl -sS --aws-sigv4 "aws:amz:us-east-1:s3" --user "$S3_ACCESS:$S3_SECRET" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
@@ -106,6 +117,134 @@ start_worker() {  # start_worker ID MEM-QUOTA DISK-QUOTA: prints nothing, sets W
 
 etag_of() { curl -sf "$METADATA_URL/api/v1/datasets/$1/files/$2" | python3 -c 'import json,sys; print(json.load(sys.stdin)["etag"])'; }
 
+start_preload() {  # sets PRELOAD_URL
+  PRELOAD_PORT=$(free_port)
+  start_service preload-service "$PRELOAD_PORT" -Dquarkus.rest-client.metadata.url="$METADATA_URL" \
+    -Dgranary.preload.data-dir="$WORK/preload"
+  PRELOAD_URL="http://127.0.0.1:$PRELOAD_PORT"
+}
+
+start_gateway() {  # sets GATEWAY; workers on this machine are read by short-circuit (same node)
+  local port; port=$(free_port)
+  start_service gateway "$port" -Dgranary.gateway.metadata-url="$METADATA_URL" \
+    -Dgranary.gateway.secrets-dir="$WORK/secrets" -Dgranary.gateway.auth.credentials-refs=bench-s3 \
+    -Dgranary.gateway.spool-dir="$WORK/spool" -Dgranary.gateway.read.membership-refresh=1s
+  GATEWAY="http://127.0.0.1:$port"
+  wait_until 30 "$WORK/gateway-$port.log" \
+    bash -c "curl -sf '$METADATA_URL/api/v1/workers' | grep -q '\"live\":true'"
+}
+
+dataload() {  # dataload DATASET: a DataLoad of the whole dataset, polled until Complete; prints its id
+  local id phase
+  id=$(curl -sf -XPOST "$PRELOAD_URL/api/v1/dataloads" -H 'content-type: application/json' \
+    -d "{\"dataset\":\"$1\",\"targets\":[{\"path\":\"/\"}]}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+  # curl and grep only while polling: a Python per poll would take CPU from the load being timed.
+  while phase=$(curl -sf "$PRELOAD_URL/api/v1/dataloads/$id" | grep -o '"phase":"[A-Za-z]*"'); do
+    case $phase in
+      *Complete*) echo "$id"; return ;;
+      *Failed* | *Cancelled*) die "DataLoad of $1: $(curl -sf "$PRELOAD_URL/api/v1/dataloads/$id")" ;;
+    esac
+    sleep 0.2
+  done
+  die "cannot read DataLoad $id of $1"
+}
+
+put_large_object() {  # put_large_object BUCKET KEY MIB: random bytes, one PUT
+  make_bucket "$1"
+  head -c $(( $3 << 20 )) /dev/urandom > "$WORK/object.bin"
+  s3curl -f -T "$WORK/object.bin" "$S3_URL/$1/$2" -o /dev/null
+  rm "$WORK/object.bin"
+}
+
+put_small_objects() {  # put_small_objects BUCKET COUNT KEYS-FILE: COUNT random objects of SMALL_KIB, keys listed
+  make_bucket "$1"
+  python3 - "$WORK/small" "$2" "$SMALL_KIB" <<'PY'
+import os, sys
+root, count, kib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for i in range(count):
+    d = os.path.join(root, f"part-{i // 500:03d}")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"sample-{i:05d}.bin"), "wb") as f:
+        f.write(os.urandom(kib * 1024))
+PY
+  python3 "$ROOT/bench/s3.py" put "$S3_URL" "$S3_ACCESS" "$S3_SECRET" "$1" "$WORK/small" 8 > /dev/null
+  (cd "$WORK/small" && find . -type f | sed 's|^\./||' | sort) > "$3"
+  rm -rf "$WORK/small"
+}
+
+large_get() {  # large_get URL BYTES: one GET by curl; prints bytes and seconds, dies unless all BYTES came
+  local bytes secs
+  read -r bytes secs < <(s3curl -o /dev/null -w '%{size_download} %{time_total}\n' "$1")
+  (( bytes == $2 )) || die "read $bytes bytes of $2 from $1"
+  echo "$bytes $secs"
+}
+
+# Small objects are read by one curl with 8 transfers in flight (--parallel, connections reused, SigV4 in C): a
+# client fast enough that the server, not the client, sets the rate (a Python client tops out near 1,000 files/s).
+small_rate() {  # small_rate ENDPOINT BUCKET KEYS-FILE: prints files/s and MB/s, dies unless every byte came
+  awk -v base="$1/$2" '{ print "url = \"" base "/" $1 "\"\noutput = \"/dev/null\"" }' "$3" > "$WORK/small.curl"
+  local start end bytes files expected
+  files=$(wc -l < "$3")
+  expected=$(( files * SMALL_KIB * 1024 ))
+  start=$(date +%s.%N)
+  bytes=$(s3curl --no-progress-meter --parallel --parallel-immediate --parallel-max 8 -w '%{size_download}\n' -K "$WORK/small.curl" \
+    | awk '{ n += $1 } END { printf "%d", n }')
+  end=$(date +%s.%N)
+  (( bytes == expected )) || die "read $bytes bytes of $expected from $1/$2"
+  python3 -c "import sys; f, b, s = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]) - float(sys.argv[4]); \
+print(f'{f / s:.0f} {b / s / 1e6:.0f}')" "$files" "$bytes" "$end" "$start"
+}
+
+# An emulated remote store: S3Proxy in a network namespace of its own, reached over a veth pair shaped on both
+# ends (egress, so each direction is limited): tbf for the rate, and a netem child for a delay when one is asked.
+LINK_NETNS="granary-bench-$$"
+LINK_HOST_DEV="gbh$$"
+LINK_STORE_DEV="gbs$$"
+
+create_link() {  # create_link DELAY_MS: the namespace and the veth pair, not shaped yet; sets LINK_STORE_IP
+  (( EUID == 0 )) || die "--link needs root (a network namespace and tc)"
+  ip netns list > /dev/null 2>&1 || die "--link needs 'ip netns', which fails here"
+  command -v tc > /dev/null || die "--link needs tc (iproute2)"
+  # A /30 of 10.77.0.0/16 chosen by PID, so runs side by side use different addresses.
+  local base=$(( $$ % 16384 * 4 ))
+  local prefix="10.77.$(( base / 256 ))" host=$(( base % 256 + 1 ))
+  LINK_STORE_IP="$prefix.$(( host + 1 ))"
+  EXIT_HOOKS+=(remove_link)
+  ip netns add "$LINK_NETNS" || die "cannot create the network namespace $LINK_NETNS"
+  ip link add "$LINK_HOST_DEV" type veth peer name "$LINK_STORE_DEV" netns "$LINK_NETNS" \
+    || die "cannot create the veth pair $LINK_HOST_DEV/$LINK_STORE_DEV"
+  ip addr add "$prefix.$host/30" dev "$LINK_HOST_DEV"
+  ip link set "$LINK_HOST_DEV" up
+  ip -n "$LINK_NETNS" addr add "$LINK_STORE_IP/30" dev "$LINK_STORE_DEV"
+  ip -n "$LINK_NETNS" link set "$LINK_STORE_DEV" up
+  ip -n "$LINK_NETNS" link set lo up  # S3Proxy's readiness check connects to its own address, through lo
+  if (( $1 > 0 )); then  # find out now, not after the setup, whether this kernel can delay packets
+    tc qdisc add dev "$LINK_HOST_DEV" root netem delay "$1ms" 2> /dev/null \
+      || die "this kernel has no netem qdisc (CONFIG_NET_SCH_NETEM), so no delay can be emulated: use --link MBIT"
+    tc qdisc del dev "$LINK_HOST_DEV" root
+  fi
+}
+
+shape_link() {  # shape_link MBIT DELAY_MS: both ends of the veth pair
+  shape_dev "$LINK_HOST_DEV" "$@"
+  shape_dev "$LINK_STORE_DEV" "$@" -n "$LINK_NETNS"
+}
+
+shape_dev() {  # shape_dev DEV MBIT DELAY_MS [-n NETNS]
+  local dev=$1 mbit=$2 delay=$3; shift 3
+  # A burst of 1 ms at the rate, at least 64 KiB: small, so a 128 KiB object does not pass above the rate.
+  local burst=$(( mbit * 125 > 65536 ? mbit * 125 : 65536 ))
+  tc "$@" qdisc add dev "$dev" root handle 1: tbf rate "${mbit}mbit" burst "$burst" latency 50ms
+  if (( delay > 0 )); then
+    tc "$@" qdisc add dev "$dev" parent 1:1 handle 10: netem delay "${delay}ms"
+  fi
+}
+
+remove_link() {
+  ip link del "$LINK_HOST_DEV" 2> /dev/null  # takes its peer in the namespace with it
+  ip netns del "$LINK_NETNS"
+}
+
 # The physical limits of one HTTP read on this machine, measured with the same client (curl) as every other row:
 #   loopback_mbps        a bare HTTP responder sending 1 GiB from memory: raw loopback TCP
 #   sendfile_mbps FILE   the same responder sending FILE with the kernel's sendfile: the limit for serving a file
@@ -135,26 +274,6 @@ PY
   wait_until 10 "$port_file" test -s "$port_file"
   rates=$(for _ in 1 2 3; do curl -s -o /dev/null -w '%{speed_download}\n' "http://127.0.0.1:$(cat "$port_file")/"; done)
   echo "$rates" | awk '{ sum += $1 } END { printf "%.0f", sum / NR / 1e6 }'
-}
-
-mbps() {
-  python3 - <<'PY'
-import socket, threading, time
-TOTAL, CHUNK = 2 << 30, 4 << 20
-server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(1)
-def send():
-    conn, _ = server.accept(); data = memoryview(bytearray(CHUNK)); sent = 0
-    while sent < TOTAL: conn.sendall(data); sent += CHUNK
-    conn.close()
-threading.Thread(target=send, daemon=True).start()
-client = socket.create_connection(server.getsockname()); buffer = bytearray(CHUNK); view = memoryview(buffer)
-start = time.perf_counter(); received = 0
-while received < TOTAL:
-    n = client.recv_into(view)
-    if n == 0: break
-    received += n
-print(f"{received / (time.perf_counter() - start) / 1e6:.0f}")
-PY
 }
 
 mbps() { python3 -c "import sys; print(f'{$1 / $2 / 1e6:.0f}')"; }

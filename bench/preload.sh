@@ -25,10 +25,7 @@ start_s3
 start_metadata
 start_worker bench-w1 1GiB 4GiB
 start_worker bench-w2 1GiB 4GiB
-PRELOAD_PORT=$(free_port)
-start_service preload-service "$PRELOAD_PORT" -Dquarkus.rest-client.metadata.url="$METADATA_URL" \
-  -Dgranary.preload.data-dir="$WORK/preload"
-PRELOAD_URL="http://127.0.0.1:$PRELOAD_PORT"
+start_preload
 
 echo "writing $FILES files of $FILE_KIB KiB and one of $BIG_MIB MiB through S3 ..." >&2
 python3 - "$WORK/gen" "$FILES" "$FILE_KIB" "$BIG_MIB" <<'PY'
@@ -58,22 +55,14 @@ mkdir -p "$WORK/warmup/w" "$WORK/s3/s3/buckets/warmup"
 for i in $(seq 300); do head -c $(( FILE_KIB * 1024 )) /dev/urandom > "$WORK/warmup/w/$i"; done
 python3 "$ROOT/bench/s3.py" put "$S3_URL" "$S3_ACCESS" "$S3_SECRET" warmup "$WORK/warmup" 8 > /dev/null
 create_dataset warmup warmup 16MiB
-preload() {  # preload DATASET: runs a DataLoad of the whole dataset to Complete, prints its id
-  local id
-  id=$(curl -sf -XPOST "$PRELOAD_URL/api/v1/dataloads" -H 'content-type: application/json' \
-    -d "{\"dataset\":\"$1\",\"targets\":[{\"path\":\"/\"}]}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-  wait_until 1200 "$WORK/preload-service-$PRELOAD_PORT.log" \
-    bash -c "curl -sf '$PRELOAD_URL/api/v1/dataloads/$id' | grep -q '\"phase\":\"Complete\"'"
-  echo "$id"
-}
-preload warmup > /dev/null
+dataload warmup > /dev/null
 
 echo "reading every object straight from S3Proxy (8 threads) ..." >&2
 read -r _ DIRECT_BYTES DIRECT_SECS < <(python3 "$ROOT/bench/s3.py" get "$S3_URL" "$S3_ACCESS" "$S3_SECRET" bench "$WORK/keys.txt" 8)
 
 echo "preloading the dataset ..." >&2
 START=$(date +%s.%N)
-ID=$(preload bench)
+ID=$(dataload bench)
 END=$(date +%s.%N)
 PRELOAD_SECS=$(python3 -c "print(f'{$END - $START:.3f}')")
 PRELOADED=$(curl -sf "$PRELOAD_URL/api/v1/dataloads/$ID" | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["filesDone"], s["bytesDone"])')

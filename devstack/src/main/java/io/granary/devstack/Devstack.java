@@ -11,7 +11,7 @@ import java.util.Map;
  *
  * <pre>
  * java -cp devstack/target/classes io.granary.devstack.Devstack kafka --port 9092 --controller-port 9093 --data DIR
- * java -cp devstack/target/classes io.granary.devstack.Devstack s3 --port 9000 --data DIR --access-key K --secret-key S
+ * java -cp devstack/target/classes io.granary.devstack.Devstack s3 [--host 127.0.0.1] --port 9000 --data DIR --access-key K --secret-key S
  * </pre>
  */
 public final class Devstack {
@@ -44,7 +44,8 @@ public final class Devstack {
                 }
             }
             case "s3" -> {
-                try (S3ProxyServer s3 = S3ProxyServer.start(data.resolve("s3"), port(options, "port", 9000),
+                try (S3ProxyServer s3 = S3ProxyServer.start(data.resolve("s3"),
+                        options.getOrDefault("host", "127.0.0.1"), port(options, "port", 9000),
                         required(options, "access-key"), required(options, "secret-key"))) {
                     System.out.println("s3 ready at " + s3.endpoint() + " (pid " + s3.pid() + ")");
                     System.exit(s3.awaitExit());
@@ -86,7 +87,7 @@ public final class Devstack {
     private static void usage(String problem) {
         System.err.println("devstack: " + problem);
         System.err.println("usage: Devstack kafka [--port 9092] [--controller-port 9093] [--data DIR]");
-        System.err.println("       Devstack s3 [--port 9000] [--data DIR] --access-key K --secret-key S");
+        System.err.println("       Devstack s3 [--host 127.0.0.1] [--port 9000] [--data DIR] --access-key K --secret-key S");
         System.exit(2);
     }
 }

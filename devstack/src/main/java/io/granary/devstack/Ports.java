@@ -41,8 +41,13 @@ public final class Ports {
     }
 
     public static boolean listening(int port) {
+        return listening(InetAddress.getLoopbackAddress().getHostAddress(), port);
+    }
+
+    /** Whether something listens on {@code host}, for a server bound to another address than loopback. */
+    public static boolean listening(String host, int port) {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 500);
+            socket.connect(new InetSocketAddress(host, port), 500);
             return true;
         } catch (IOException e) {
             return false;

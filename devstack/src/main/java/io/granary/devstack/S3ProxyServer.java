@@ -40,11 +40,19 @@ public final class S3ProxyServer implements AutoCloseable {
     }
 
     public static S3ProxyServer start(Path dataDir, int port, String accessKey, String secretKey) throws IOException {
-        KafkaBroker.requireFree(port, "S3");
+        return start(dataDir, "127.0.0.1", port, accessKey, secretKey);
+    }
+
+    /** Starts S3Proxy listening on {@code host} only, e.g. an address inside a network namespace. */
+    public static S3ProxyServer start(Path dataDir, String host, int port, String accessKey, String secretKey)
+            throws IOException {
+        if (Ports.listening(host, port)) {
+            throw new IOException("S3 port " + port + " is already in use on " + host);
+        }
         Path dir = dataDir.toAbsolutePath();
         Path buckets = dir.resolve("buckets");
         Files.createDirectories(buckets);
-        URI endpoint = URI.create("http://127.0.0.1:" + port);
+        URI endpoint = URI.create("http://" + host + ":" + port);
         Path properties = dir.resolve("s3proxy.properties");
         Files.writeString(properties, """
                 s3proxy.endpoint=%s
@@ -108,7 +116,7 @@ public final class S3ProxyServer implements AutoCloseable {
     }
 
     private static boolean answers(URI endpoint) {
-        if (!Ports.listening(endpoint.getPort())) {
+        if (!Ports.listening(endpoint.getHost(), endpoint.getPort())) {
             return false;
         }
         try {

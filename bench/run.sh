@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# The one end-to-end benchmark: starts Granary, writes the dataset to the store and prints one table of
+#   direct reads from the store, cold reads through Granary (the first read fills the cache), the preload time
+#   (a DataLoad), warm reads through Granary, and raw loopback TCP as the physical limit,
+# for one large object (MB/s) and many 128 KiB objects read 8 at a time (files/s, MB/s), with ratios to direct.
+#   bench/run.sh [--size-mib 1024] [--files 5000] [--rounds 2] [--link MBIT[:DELAY_MS]]
+# --link (root) puts the store behind an emulated link: S3Proxy in a network namespace, reached over a veth pair
+# limited to MBIT Mbit/s (and delayed by DELAY_MS each way) in both directions, as a remote object store is.
+# Needs the services built (./mvnw -DskipTests package); every process it starts is stopped when it ends.
+set -euo pipefail
+shopt -s inherit_errexit  # a failure inside $(...) stops the run too
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SIZE_MIB=1024
+FILES=5000
+ROUNDS=2
+LINK_MBIT=
+LINK_DELAY_MS=0
+usage() { die "usage: bench/run.sh [--size-mib N] [--files N] [--rounds N] [--link MBIT[:DELAY_MS]]"; }
+while (( $# )); do
+  case $1 in
+    --size-mib) SIZE_MIB=$2; shift 2 ;;
+    --files) FILES=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    --link)
+      [[ $2 =~ ^([0-9]+)(:([0-9]+))?$ ]] || usage
+      LINK_MBIT=${BASH_REMATCH[1]}; LINK_DELAY_MS=${BASH_REMATCH[3]:-0}; shift 2 ;;
+    *) usage ;;
+  esac
+done
+LARGE_BYTES=$(( SIZE_MIB << 20 ))
+SMALL_BYTES=$(( FILES * SMALL_KIB * 1024 ))
+WARMUP_FILES=500
+WARMUP_MIB=64
+
+cached_bytes() { curl -sf "$WORKER_URL/blocks/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["cachedBytes"].get(sys.argv[1], 0))' "$1"; }
+worker_understore_bytes() { curl -sf "$WORKER_URL/blocks/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["underStoreBytesRead"])'; }
+gateway_counter() {  # gateway_counter NAME [LABEL]: a counter summed over its series, from /q/metrics
+  curl -sf "$GATEWAY/q/metrics" | awk -v name="$1" -v label="${2:-}" \
+    '($1 == name || index($1, name "{") == 1) && index($1, label) { n += $NF } END { printf "%.0f", n }'
+}
+
+evict() {  # evict DATASET: drop its blocks from the worker, and make sure they are gone
+  local dropped
+  dropped=$(curl -sf -XDELETE "$WORKER_URL/blocks/$1") || die "cannot evict $1"
+  echo "  evicted $1: $dropped" >&2
+  [[ $(cached_bytes "$1") == 0 ]] || die "the worker still holds $(cached_bytes "$1") bytes of $1 after eviction"
+}
+
+best_mbps() { awk '{ r = $1 / $2 / 1e6; if (r > best) best = r } END { printf "%.0f", best }'; }  # of large_get lines
+best_small() { sort -n | tail -1; }  # of small_rate lines: the most files/s
+
+large_rate() {  # large_rate ENDPOINT ROUNDS: MB/s of the large object, best of ROUNDS
+  for (( r = 0; r < $2; r++ )); do large_get "$1/large/object.bin" "$LARGE_BYTES"; done | best_mbps
+}
+small_rates() {  # small_rates ENDPOINT ROUNDS: files/s and MB/s of the small objects, best of ROUNDS
+  for (( r = 0; r < $2; r++ )); do small_rate "$1" small "$WORK/small.keys"; done | best_small
+}
+
+preload() {  # preload DATASET BYTES: a DataLoad to Complete; prints its seconds
+  local start end id done_bytes
+  start=$(date +%s.%N)
+  id=$(dataload "$1")
+  end=$(date +%s.%N)
+  done_bytes=$(curl -sf "$PRELOAD_URL/api/v1/dataloads/$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytesDone"])')
+  (( done_bytes == $2 )) || die "the DataLoad of $1 loaded $done_bytes bytes of $2"
+  (( $(cached_bytes "$1") == $2 )) || die "after its DataLoad the worker holds $(cached_bytes "$1") bytes of $1, not $2"
+  python3 -c "print(f'{$end - $start:.2f}')"
+}
+
+# The JVMs compile their hot paths on first use. "Cold" below means the cache is cold, not the JIT: run every
+# path once (cold read, eviction, DataLoad, warm read, direct read) on a small bucket of its own.
+warm_up() {
+  put_large_object warmup big.bin "$WARMUP_MIB"
+  put_small_objects warmup "$WARMUP_FILES" "$WORK/warmup.keys"
+  create_dataset warmup warmup 64MiB
+  small_rate "$GATEWAY" warmup "$WORK/warmup.keys" > /dev/null
+  large_get "$GATEWAY/warmup/big.bin" $(( WARMUP_MIB << 20 )) > /dev/null
+  evict warmup
+  dataload warmup > /dev/null
+  for _ in 1 2 3 4; do  # the warm path is the cheapest to warm up, and the one most sensitive to the JIT
+    small_rate "$GATEWAY" warmup "$WORK/warmup.keys" > /dev/null
+    large_get "$GATEWAY/warmup/big.bin" $(( WARMUP_MIB << 20 )) > /dev/null
+  done
+  small_rate "$S3_URL" warmup "$WORK/warmup.keys" > /dev/null
+  large_get "$S3_URL/warmup/big.bin" $(( WARMUP_MIB << 20 )) > /dev/null
+}
+
+require_built metadata-service block-service preload-service gateway
+if [[ -n $LINK_MBIT ]]; then
+  create_link "$LINK_DELAY_MS"
+  LINK_SETTING="emulated link: $LINK_MBIT Mbit/s, $( (( LINK_DELAY_MS )) && echo "$LINK_DELAY_MS ms each way" || echo "no added delay") (S3Proxy in a network namespace, veth shaped both ways)"
+else
+  LINK_SETTING="loopback, no emulation"
+fi
+echo "starting kafka, s3proxy, metadata-service, block-service, preload-service, gateway in $WORK ..." >&2
+start_kafka
+if [[ -n $LINK_MBIT ]]; then start_s3 "$LINK_NETNS" "$LINK_STORE_IP"; else start_s3; fi
+start_metadata
+# One worker on the gateway's node (its blocks are read by short-circuit), its MEM level big enough for
+# everything with room below the high watermark (0.95), so nothing spills or is evicted behind the benchmark's back.
+start_worker bench-worker "$(( (SIZE_MIB + FILES * SMALL_KIB / 1024 + WARMUP_MIB + WARMUP_FILES * SMALL_KIB / 1024) * 5 / 4 + 64 ))MiB" \
+  "$(( SIZE_MIB * 2 ))MiB"
+start_preload
+start_gateway
+
+# Written while the link is not shaped yet, so the setup takes seconds, not minutes.
+echo "writing a ${SIZE_MIB} MiB object and $FILES objects of $SMALL_KIB KiB to the store ..." >&2
+put_large_object large object.bin "$SIZE_MIB"
+put_small_objects small "$FILES" "$WORK/small.keys"
+create_dataset large large 64MiB
+create_dataset small small 1MiB
+echo "warming the JVMs up on a separate bucket ..." >&2
+warm_up
+if [[ -n $LINK_MBIT ]]; then
+  echo "shaping the link to the store ..." >&2
+  shape_link "$LINK_MBIT" "$LINK_DELAY_MS"
+fi
+
+echo "direct reads from the store ..." >&2
+DIRECT_LARGE=$(large_rate "$S3_URL" "$ROUNDS")
+DIRECT_SMALL=$(small_rates "$S3_URL" "$ROUNDS")
+echo "cold reads through Granary (the cache fills) ..." >&2
+COLD_LARGE=$(large_rate "$GATEWAY" 1)
+COLD_SMALL=$(small_rates "$GATEWAY" 1)
+echo "evicting both datasets from the cache ..." >&2
+evict large
+evict small
+echo "preloading both datasets (DataLoad) ..." >&2
+PRELOAD_LARGE_SECS=$(preload large "$LARGE_BYTES")
+PRELOAD_SMALL_SECS=$(preload small "$SMALL_BYTES")
+echo "warm reads through Granary ..." >&2
+UFS_WORKER_BEFORE=$(worker_understore_bytes)
+UFS_GATEWAY_BEFORE=$(gateway_counter granary_gateway_bytes_served_total 'source="understore"')
+WARM_LARGE=$(large_rate "$GATEWAY" "$ROUNDS")
+WARM_SMALL=$(small_rates "$GATEWAY" "$ROUNDS")
+WARM_UFS_WORKER=$(( $(worker_understore_bytes) - UFS_WORKER_BEFORE ))
+WARM_UFS_GATEWAY=$(( $(gateway_counter granary_gateway_bytes_served_total 'source="understore"') - UFS_GATEWAY_BEFORE ))
+FALLBACKS=$(gateway_counter granary_gateway_fallbacks_total)
+echo "raw loopback TCP ..." >&2
+LOOPBACK=$(loopback_mbps)
+
+read -r DIRECT_FILES DIRECT_SMALL_MB <<< "$DIRECT_SMALL"
+read -r COLD_FILES COLD_SMALL_MB <<< "$COLD_SMALL"
+read -r WARM_FILES WARM_SMALL_MB <<< "$WARM_SMALL"
+PRELOAD_LARGE=$(mbps "$LARGE_BYTES" "$PRELOAD_LARGE_SECS")
+PRELOAD_FILES=$(python3 -c "print(f'{$FILES / $PRELOAD_SMALL_SECS:.0f}')")
+PRELOAD_SMALL_MB=$(mbps "$SMALL_BYTES" "$PRELOAD_SMALL_SECS")
+row() {  # row LABEL LARGE-MBPS FILES SMALL-MBPS
+  printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$(ratio "$2" "$DIRECT_LARGE")" "$3" "$4" "$(ratio "$3" "$DIRECT_FILES")"
+}
+
+cat <<HEADER
+
+Granary end to end: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) RAM, $(date -u +%Y-%m-%d). Store: $LINK_SETTING.
+Large: one $SIZE_MIB MiB object (64 MiB blocks), one curl GET. Small: $FILES objects of $SMALL_KIB KiB (1 MiB blocks), 8 transfers at once (one curl --parallel).
+Direct and warm: the best round of $ROUNDS; cold and preload: one pass. One worker, on the gateway's node.
+
+| read | large MB/s | large vs direct | small files/s | small MB/s | small vs direct |
+|---|---:|---:|---:|---:|---:|
+HEADER
+row "direct from the store" "$DIRECT_LARGE" "$DIRECT_FILES" "$DIRECT_SMALL_MB"
+row "Granary cold (first read fills the cache)" "$COLD_LARGE" "$COLD_FILES" "$COLD_SMALL_MB"
+row "preload: DataLoad of each dataset (large $PRELOAD_LARGE_SECS s, small $PRELOAD_SMALL_SECS s)" \
+  "$PRELOAD_LARGE" "$PRELOAD_FILES" "$PRELOAD_SMALL_MB"
+row "Granary warm (from the cache)" "$WARM_LARGE" "$WARM_FILES" "$WARM_SMALL_MB"
+printf '| limit: raw loopback TCP | %s | %s | | | |\n' "$LOOPBACK" "$(ratio "$LOOPBACK" "$DIRECT_LARGE")"
+echo
+if [[ -n $LINK_MBIT ]]; then
+  LINK_MBPS=$(python3 -c "print(f'{$LINK_MBIT / 8:g}')")
+  echo "The link measured: direct large reads ran at $DIRECT_LARGE MB/s, $(ratio "$DIRECT_LARGE" "$LINK_MBPS") of the configured $LINK_MBIT Mbit/s ($LINK_MBPS MB/s)."
+fi
+echo "Under-store bytes read during the warm pass: $WARM_UFS_WORKER by the worker, $WARM_UFS_GATEWAY by the gateway (0: every warm byte came from the cache)."
+echo "Gateway fallbacks to the under-store in the whole run: $FALLBACKS."
