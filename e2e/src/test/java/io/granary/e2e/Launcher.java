@@ -50,7 +50,10 @@ final class Launcher implements AutoCloseable {
 
     @Override
     public void close() {
-        run(List.of("down"), "down");
+        int exit = run(List.of("down"), "down");
+        if (exit != 0) {
+            throw new IllegalStateException("./granary down failed (" + exit + "):\n" + tail(state.resolve("down.out")));
+        }
     }
 
     private int run(List<String> args, String name) {

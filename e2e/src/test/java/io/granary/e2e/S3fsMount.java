@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A bucket of the gateway mounted with s3fs-fuse, as a POSIX reader gets it (and as the FUSE DaemonSet in k8s/
- * mounts datasets on cache nodes). s3fs runs in the foreground so this class owns its process.
+ * A bucket of the gateway mounted with s3fs-fuse, as a POSIX reader gets it (k8s/ mounts datasets on cache
+ * nodes the same way, with rclone). s3fs runs in the foreground so this class owns its process.
  */
 final class S3fsMount implements AutoCloseable {
 
@@ -61,7 +61,11 @@ final class S3fsMount implements AutoCloseable {
 
     @Override
     public void close() throws IOException, InterruptedException {
-        new ProcessBuilder(List.of("umount", mountPoint.toString())).redirectErrorStream(true).start().waitFor(30, TimeUnit.SECONDS);
+        // fusermount3 (with fuse3, which s3fs depends on) unmounts as any user; umount only as root.
+        String unmount = Files.isExecutable(Path.of("/usr/bin/fusermount3")) ? "fusermount3" : "umount";
+        List<String> command = unmount.equals("umount") ? List.of("umount", mountPoint.toString())
+                : List.of(unmount, "-u", mountPoint.toString());
+        new ProcessBuilder(command).redirectErrorStream(true).start().waitFor(30, TimeUnit.SECONDS);
         if (!s3fs.waitFor(30, TimeUnit.SECONDS)) {
             s3fs.destroyForcibly();
         }
