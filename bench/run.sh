@@ -68,6 +68,26 @@ preload() {  # preload DATASET BYTES: a DataLoad to Complete; prints its seconds
   python3 -c "print(f'{$end - $start:.2f}')"
 }
 
+settle() {  # settle DATASET BYTES: until the metadata-service counts the dataset cached and our JVMs are idle
+  wait_until 120 "$WORK/metadata-service-$METADATA_PORT.log" bash -c \
+    "curl -sf '$METADATA_URL/api/v1/datasets/$1' | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[\"status\"][\"cachedBytes\"] != $2)'"
+  wait_until 15 "$WORK/metadata-service-$METADATA_PORT.log" idle
+}
+
+idle() {  # true when this run's processes used under a tenth of a core over the last second
+  local before after
+  before=$(cpu_ticks); sleep 1; after=$(cpu_ticks)
+  (( after - before < $(getconf CLK_TCK) / 10 ))
+}
+
+cpu_ticks() {  # user + system clock ticks of every process this run started, and their children (the broker)
+  local pid total=0
+  for pid in "${PIDS[@]}" $(for p in "${PIDS[@]}"; do pgrep -P "$p"; done); do
+    [[ -r /proc/$pid/stat ]] && total=$(( total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat") ))
+  done
+  echo "$total"
+}
+
 # The JVMs compile their hot paths on first use. "Cold" below means the cache is cold, not the JIT: run every
 # path once (cold read, eviction, DataLoad, warm read, direct read) on a small bucket of its own.
 warm_up() {
@@ -129,6 +149,10 @@ evict small
 echo "preloading both datasets (DataLoad) ..." >&2
 PRELOAD_LARGE_SECS=$(preload large "$LARGE_BYTES")
 PRELOAD_SMALL_SECS=$(preload small "$SMALL_BYTES")
+# A DataLoad ends when the worker holds every block, but the block events it sent are still being counted by the
+# metadata-service for a while, on the same two cores: measure the warm path once the system has settled.
+settle large "$LARGE_BYTES"
+settle small "$SMALL_BYTES"
 echo "warm reads through Granary ..." >&2
 UFS_WORKER_BEFORE=$(worker_understore_bytes)
 UFS_GATEWAY_BEFORE=$(gateway_counter granary_gateway_bytes_served_total 'source="understore"')

@@ -23,10 +23,14 @@ final class CertManager {
     public static final class Issuer extends CustomResource<IssuerSpec, Void> implements Namespaced {
     }
 
-    public record IssuerSpec(SelfSigned selfSigned) {
+    public record IssuerSpec(SelfSigned selfSigned, Ca ca) {
     }
 
     public record SelfSigned() {
+    }
+
+    /** An issuer that signs with the CA certificate and key in this Secret. */
+    public record Ca(String secretName) {
     }
 
     @Group("cert-manager.io")
@@ -35,8 +39,8 @@ final class CertManager {
     public static final class Certificate extends CustomResource<CertificateSpec, Void> implements Namespaced {
     }
 
-    public record CertificateSpec(String secretName, List<String> dnsNames, IssuerRef issuerRef, String duration,
-                                  String renewBefore, PrivateKey privateKey) {
+    public record CertificateSpec(Boolean isCA, String commonName, String secretName, List<String> dnsNames,
+                                  IssuerRef issuerRef, String duration, String renewBefore, PrivateKey privateKey) {
     }
 
     public record IssuerRef(String group, String kind, String name) {

@@ -279,9 +279,17 @@ class KubernetesManifestsTest {
             ServiceReference service = webhook.getClientConfig().getService();
             assertThat(certificate.getSpec().dnsNames()).contains(service.getName() + "." + service.getNamespace() + ".svc");
         });
+        // Signed by a CA of our own (a CA issuer over a self-signed CA certificate), so the CA the API server
+        // trusts outlives each renewal of the serving certificate.
         IssuerRef issuer = certificate.getSpec().issuerRef();
         assertThat(issuer.kind()).isEqualTo("Issuer");
-        assertThat(base.get(Issuer.class, reference[0], issuer.name()).getSpec().selfSigned()).isNotNull();
+        String caSecret = base.get(Issuer.class, reference[0], issuer.name()).getSpec().ca().secretName();
+        assertThat(base.all(Certificate.class)).filteredOn(c -> caSecret.equals(c.getSpec().secretName()))
+                .singleElement().satisfies(ca -> {
+                    assertThat(ca.getSpec().isCA()).isTrue();
+                    assertThat(base.get(Issuer.class, reference[0], ca.getSpec().issuerRef().name()).getSpec().selfSigned())
+                            .isNotNull();
+                });
     }
 
     @Test
