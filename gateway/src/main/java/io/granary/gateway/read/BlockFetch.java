@@ -34,6 +34,8 @@ final class BlockFetch {
     private final Promise<HttpClientResponse> response = Promise.promise();
     private HttpClientRequest request;
     private Promise<Void> piped;
+    /** Ended, failed or cancelled: no timer may be armed for it again (a stale one would reset a pooled connection). */
+    private boolean finished;
     private long watchdog = -1;
     private long written;
 
@@ -95,12 +97,13 @@ final class BlockFetch {
         this.piped = piped;
         arm();
         response.future().onFailure(failure -> {
+            finished = true;
             disarm();
             piped.tryFail(failure);
         }).onSuccess(answer -> {
             disarm();
             answer.exceptionHandler(failure -> {
-                disarm();
+                finish(out);
                 piped.tryFail(failure);
             });
             answer.handler(buffer -> {
@@ -119,7 +122,7 @@ final class BlockFetch {
                 }
             });
             answer.endHandler(end -> {
-                disarm();
+                finish(out);
                 if (written == slice.length()) {
                     piped.tryComplete();
                 } else {
@@ -135,6 +138,7 @@ final class BlockFetch {
 
     /** Not wanted any more (the client went away, or the response failed before reaching this block). */
     void cancel() {
+        finished = true;
         disarm();
         response.future().onSuccess(answer -> answer.request().reset());
         if (request != null) {
@@ -142,10 +146,20 @@ final class BlockFetch {
         }
     }
 
+    private void finish(HttpServerResponse out) {
+        finished = true;
+        disarm();
+        out.drainHandler(null);  // the response goes on with other blocks; this one must not be resumed by it
+    }
+
     private void arm() {
         disarm();
+        if (finished) {
+            return;
+        }
         watchdog = vertx.setTimer(timeoutMillis, fired -> {
             watchdog = -1;
+            finished = true;
             TimeoutException slow = new TimeoutException("owner " + owner.id() + " gave nothing for "
                     + timeoutMillis + " ms");
             response.tryFail(slow);

@@ -89,6 +89,9 @@ final class ObjectStream {
         }
         readAhead();
         filling.onComplete(filled -> {
+            if (done.future().isComplete()) {
+                return;  // the client went away meanwhile: start nothing more
+            }
             Optional<Path> file = filled.succeeded() ? reads.shortCircuit.find(near, dataset.name(), blockId)
                     : Optional.empty();
             if (file.isPresent()) {
@@ -104,7 +107,7 @@ final class ObjectStream {
             if (sent.succeeded()) {
                 reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());
                 advance();
-            } else {
+            } else if (!done.future().isComplete()) {
                 LOG.debugf("block %d of %s left %s while being read: %s", slice.index(), this.file.path(), file,
                         sent.cause().getMessage());
                 fromOwners(slice, owners, 0);
@@ -117,6 +120,9 @@ final class ObjectStream {
     }
 
     private void fromOwners(BlockSlice slice, List<Worker> owners, int attempt) {
+        if (done.future().isComplete()) {
+            return;
+        }
         BlockFetch fetch = ahead.remove(position);
         if (fetch == null || attempt > 0) {
             if (fetch != null) {
@@ -172,6 +178,9 @@ final class ObjectStream {
 
     /** The next blocks are asked for now: filled on this node, or fetched over the network. */
     private void readAhead() {
+        if (done.future().isComplete()) {
+            return;
+        }
         for (int i = position + 1; i < slices.size() && i <= position + reads.readAhead; i++) {
             if (ahead.containsKey(i) || fills.containsKey(i)) {
                 continue;

@@ -37,7 +37,7 @@ public class CachePush {
 
     private static final Logger LOG = Logger.getLogger(CachePush.class);
     /** A worker that takes no bytes and says nothing for this long is given up on: that block fills on first read. */
-    private static final long IDLE_TIMEOUT_MILLIS = 30_000;
+    private static final int IDLE_TIMEOUT_SECONDS = 30;
 
     private final Vertx vertx;
     private final HttpClient client;
@@ -46,8 +46,10 @@ public class CachePush {
 
     CachePush(Vertx vertx, Membership membership, GatewayMetrics metrics) {
         this.vertx = vertx;
+        // Idle on the connection, either way: a request's own idle timeout only counts response bytes, and a
+        // large block takes a while to send before the worker answers.
         this.client = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(16).setKeepAlive(true)
-                .setConnectTimeout(2000));
+                .setConnectTimeout(2000).setIdleTimeout(IDLE_TIMEOUT_SECONDS));
         this.membership = membership;
         this.metrics = metrics;
     }
@@ -85,8 +87,7 @@ public class CachePush {
         String uri = BlockApi.blockPath(dataset, index) + "?path=" + encode(file.path()) + "&etag=" + encode(file.etag());
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.PUT).setHost(base.getHost())
                 .setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(uri)
-                .putHeader("Content-Length", Long.toString(length))
-                .setIdleTimeout(IDLE_TIMEOUT_MILLIS);
+                .putHeader("Content-Length", Long.toString(length));
         return vertx.fileSystem().open(staged.toString(), new OpenOptions().setRead(true)).compose(body -> {
             AsyncFile region = body.setReadPos(offset).setReadLength(length);
             return client.request(options).compose(request -> request.send(region))

@@ -8,6 +8,8 @@ import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,7 +43,7 @@ public class SpoolSweeper {
                 LOG.infof("spool: removed %d bodies and uploads untouched for %s", removed, maxAge);
             }
             return null;
-        }, false));
+        }, false).onFailure(e -> LOG.warnf("spool %s not swept: %s", spool, e.toString())));
     }
 
     /** Removes every spooled body and every upload's parts not touched since {@code before}; returns how many. */
@@ -55,9 +57,13 @@ public class SpoolSweeper {
                 if (entry.getFileName().toString().equals("uploads")) {
                     continue;
                 }
-                if (Files.isRegularFile(entry) && older(entry, before)) {
-                    Files.deleteIfExists(entry);
-                    removed++;
+                try {
+                    if (Files.isRegularFile(entry) && older(entry, before)) {
+                        Files.deleteIfExists(entry);
+                        removed++;
+                    }
+                } catch (NoSuchFileException gone) {
+                    // finished by its request meanwhile
                 }
             }
         }
@@ -65,9 +71,13 @@ public class SpoolSweeper {
         if (Files.isDirectory(uploads)) {
             try (Stream<Path> dirs = Files.list(uploads)) {
                 for (Path upload : dirs.toList()) {
-                    if (lastTouched(upload).isBefore(before)) {
-                        deleteTree(upload);
-                        removed++;
+                    try {
+                        if (lastTouched(upload).isBefore(before)) {
+                            deleteTree(upload);
+                            removed++;
+                        }
+                    } catch (NoSuchFileException | UncheckedIOException gone) {
+                        // completed or aborted meanwhile
                     }
                 }
             }
