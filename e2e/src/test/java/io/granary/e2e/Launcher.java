@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * {@code ./granary}, as a user runs it: {@code up} starts Kafka and every service as separate processes,
@@ -44,10 +45,6 @@ final class Launcher implements AutoCloseable {
         }
     }
 
-    Path log(String service) {
-        return state.resolve("logs").resolve(service + ".log");
-    }
-
     @Override
     public void close() {
         int exit = run(List.of("down"), "down");
@@ -80,7 +77,7 @@ final class Launcher implements AutoCloseable {
     }
 
     private static List<String> concat(String first, List<String> rest) {
-        return java.util.stream.Stream.concat(java.util.stream.Stream.of(first), rest.stream()).toList();
+        return Stream.concat(Stream.of(first), rest.stream()).toList();
     }
 
     static String tail(Path file) {
