@@ -123,11 +123,20 @@ public final class KafkaBroker implements AutoCloseable {
         return file;
     }
 
-    /** Kafka cluster ids are 16 random bytes, URL-safe base64 without padding. */
-    private static String newClusterId() {
+    /**
+     * Kafka cluster ids are 16 random bytes, URL-safe base64 without padding. One in 64 of those starts with '-',
+     * which the storage tool's argument parser takes for an option ("-t: expected one argument"); Kafka's own
+     * {@code Uuid.randomUuid()} draws again in that case, and so do we.
+     */
+    static String newClusterId() {
+        SecureRandom random = new SecureRandom();
         byte[] bytes = new byte[16];
-        new SecureRandom().nextBytes(bytes);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        String id;
+        do {
+            random.nextBytes(bytes);
+            id = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        } while (id.startsWith("-"));
+        return id;
     }
 
     static void requireFree(int port, String what) throws IOException {

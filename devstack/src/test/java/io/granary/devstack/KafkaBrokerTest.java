@@ -6,6 +6,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,16 @@ class KafkaBrokerTest {
         try (var taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             assertThatThrownBy(() -> KafkaBroker.start(dir, taken.getLocalPort(), Ports.free()))
                     .hasMessageContaining("port " + taken.getLocalPort() + " is already in use");
+        }
+    }
+
+    @Test
+    void aClusterIdIsAKafkaUuidTheStorageToolCannotTakeForAnOption() {
+        // one plain draw in 64 starts with '-': over 2,000 draws the old id failed the format almost surely
+        for (int i = 0; i < 2_000; i++) {
+            String id = KafkaBroker.newClusterId();
+            assertThat(id).doesNotStartWith("-");
+            assertThat(Uuid.fromString(id).toString()).isEqualTo(id);
         }
     }
 
