@@ -40,11 +40,18 @@ gateway_counter() {  # gateway_counter NAME [LABEL]: a counter summed over its s
     '($1 == name || index($1, name "{") == 1) && index($1, label) { n += $NF } END { printf "%.0f", n }'
 }
 
-evict() {  # evict DATASET: drop its blocks from the worker, and make sure they are gone
-  local dropped
-  dropped=$(curl -sf -XDELETE "$WORKER_URL/blocks/$1") || die "cannot evict $1"
-  echo "  evicted $1: $dropped" >&2
-  [[ $(cached_bytes "$1") == 0 ]] || die "the worker still holds $(cached_bytes "$1") bytes of $1 after eviction"
+evict() {  # evict DATASET: free its cache through the management API, and wait until the worker holds none of it
+  local held
+  held=$(cached_bytes "$1")
+  curl -sf -XDELETE "$GATEWAY/api/v1/datasets/$1/cache" >/dev/null || die "cannot free the cache of $1"
+  for (( i = 0; i < 120; i++ )); do
+    if [[ $(cached_bytes "$1") == 0 ]]; then
+      echo "  evicted $1: $held bytes" >&2
+      return
+    fi
+    sleep 0.5
+  done
+  die "the worker still holds $(cached_bytes "$1") bytes of $1 a minute after its cache was freed"
 }
 
 best_mbps() { awk '{ r = $1 / $2 / 1e6; if (r > best) best = r } END { printf "%.0f", best }'; }  # of large_get lines

@@ -304,6 +304,27 @@ class BlockWorkerTest {
     }
 
     @Test
+    void freeingAPathThroughTheMetadataServiceDropsOnlyTheBlocksUnderIt() {
+        List<String> paths = List.of("train/a/0.bin", "train/a/1.bin", "train/ab.bin", "val/c.bin");
+        for (int i = 0; i < paths.size(); i++) {
+            Fixtures.seed(buckets, s3, "freeing", paths.get(i), 1000 * (i + 1), 30 + i);
+        }
+        Map<String, String> freeing = Fixtures.dataset(metadata, s3, "freeing", "freeing", "1MiB");
+        freeing.forEach((path, etag) -> getBlock(worker(), "freeing", path, etag, 0, null));
+        given().get("/blocks/stats").then().body("cachedBytes.freeing", equalTo(10_000));
+
+        given().baseUri(metadata).queryParam("path", "train/a").delete("/api/v1/datasets/freeing/cache").then()
+                .statusCode(202);
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> given().get("/blocks/stats").then()
+                .body("cachedBytes.freeing", equalTo(10_000 - 1000 - 2000)));
+        assertThat(getBlock(worker(), "freeing", "train/a/1.bin", freeing.get("train/a/1.bin"), 0, null).headers()
+                .firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.MISS);
+        assertThat(getBlock(worker(), "freeing", "train/ab.bin", freeing.get("train/ab.bin"), 0, null).headers()
+                .firstValue(BlockApi.CACHE_HEADER)).as("shares the prefix, not the directory").hasValue(BlockApi.HIT);
+    }
+
+    @Test
     void aBlockNoLevelCanHoldIsStreamedFromTheUnderStore() {
         byte[] content = Fixtures.seed(buckets, s3, "huge", "one", 300_000, 9);
         // 1 GiB blocks: more room than the test's SSD level has, so nothing of this dataset can be stored.

@@ -243,12 +243,15 @@ class TrainingDataScenarioIT {
     @Test
     @Order(5)
     void aWorkerKilledDuringAReadSlowsItButNeverFailsIt() throws Exception {
-        // Drop the large file from both workers, so its read goes through them (a warm block is read from its file).
-        for (URI worker : List.of(WORKER_1, WORKER_2)) {
-            HttpResponse<String> evicted = HTTP.send(HttpRequest.newBuilder(worker.resolve("/blocks/" + BUCKET + "?prefix=/models"))
-                    .DELETE().build(), HttpResponse.BodyHandlers.ofString());
-            assertThat(evicted.statusCode()).as(evicted.body()).isEqualTo(200);
-        }
+        // Free the large file's cache, as an operator does, so its read goes through the workers (a warm block
+        // is read from its file): every worker drops exactly that file's blocks.
+        long held = cachedBytes(WORKER_1) + cachedBytes(WORKER_2);
+        HttpResponse<String> freed = HTTP.send(HttpRequest.newBuilder(
+                        GATEWAY.resolve("/api/v1/datasets/" + BUCKET + "/cache?path=models")).DELETE().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(freed.statusCode()).as(freed.body()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(cachedBytes(WORKER_1)
+                + cachedBytes(WORKER_2)).isEqualTo(held - data.size(TrainingData.LARGE_KEY)));
         double fallbacks = Metrics.sum("granary_gateway_fallbacks_total", GATEWAY);
 
         byte[] large;
@@ -292,6 +295,13 @@ class TrainingDataScenarioIT {
                 return false;
             }
         }).toList();
+    }
+
+    /** The bytes of the dataset a worker holds, as it counts them itself. */
+    private static long cachedBytes(URI worker) throws IOException, InterruptedException {
+        HttpResponse<String> stats = HTTP.send(HttpRequest.newBuilder(worker.resolve("/blocks/stats")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return PreloadPipeline.JSON.readTree(stats.body()).path("cachedBytes").path(BUCKET).asLong();
     }
 
     private static JsonNode get(String path) throws IOException, InterruptedException {

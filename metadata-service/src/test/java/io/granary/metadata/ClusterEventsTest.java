@@ -105,6 +105,31 @@ class ClusterEventsTest {
     }
 
     @Test
+    void freeingACachePathAsksEveryWorkerOnKafkaAndRefusesBadInput() throws Exception {
+        Files.write(Files.createDirectories(localRoot.resolve("free/train")).resolve("a.bin"), new byte[100]);
+        given().contentType(ContentType.JSON).body(Map.of("name", "free-data",
+                "mounts", List.of(Map.of("uri", localRoot.resolve("free").toUri().toString()))))
+                .post("/api/v1/datasets").then().statusCode(201);
+
+        given().queryParam("path", "/train//a/").delete("/api/v1/datasets/free-data/cache").then().statusCode(202)
+                .body("dataset", equalTo("free-data")).body("path", equalTo("train/a/"));
+        given().delete("/api/v1/datasets/free-data/cache").then().statusCode(202).body("path", equalTo(""));
+        given().queryParam("path", "train/../../etc").delete("/api/v1/datasets/free-data/cache").then()
+                .statusCode(400).body("field", equalTo("path"));
+        given().delete("/api/v1/datasets/no-such-data/cache").then().statusCode(404);
+
+        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
+            List<String> freed = kafka.consumeStrings().fromTopics(Topics.DATASET_EVENTS, records -> records
+                            .filter(r -> "free-data".equals(r.key()) && r.value().contains("CACHE_FREED"))
+                            .select().first(2))
+                    .awaitCompletion(Duration.ofSeconds(30))
+                    .getRecords().stream().map(ConsumerRecord::value).toList();
+            assertThat(freed).hasSize(2);
+            assertThat(freed.get(0)).contains("\"path\":\"train/a/\"");
+        }
+    }
+
+    @Test
     void malformedMessagesOnEveryTopicGoToTheDeadLetterTopicAndTheNextGoodOneIsProcessed() {
         List<ProducerRecord<String, String>> records = new ArrayList<>();
         for (String topic : List.of(Topics.WORKER_HEARTBEATS, Topics.BLOCK_EVENTS, Topics.PRELOAD_STATUS)) {

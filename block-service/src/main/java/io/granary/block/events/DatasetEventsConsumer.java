@@ -12,8 +12,8 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
 /**
- * Dataset events: a deleted dataset's blocks are dropped, a changed file's old versions too, and a changed
- * definition is asked for again. Every worker reads every event (a consumer group of its own); a message that does
+ * Dataset events: a deleted dataset's blocks are dropped, so are those under a freed path and a changed file's old
+ * versions, and a changed definition is asked for again. Every worker reads every event (a consumer group of its own); a message that does
  * not parse goes to {@code granary.deadletter}.
  */
 @ApplicationScoped
@@ -47,6 +47,12 @@ public class DatasetEventsConsumer {
                 TieredStore.Eviction dropped = store.evict(event.dataset(), "");
                 LOG.infof("dataset %s deleted: dropped %d blocks (%d bytes)", event.dataset(), dropped.blocks(),
                         dropped.bytes());
+            }
+            case CACHE_FREED -> {
+                String path = event.path() == null ? "" : event.path();
+                TieredStore.Eviction dropped = store.evictUnder(event.dataset(), path);
+                LOG.infof("dataset %s: cache under '%s' freed, %d blocks (%d bytes)", event.dataset(), path,
+                        dropped.blocks(), dropped.bytes());
             }
             case UPDATED, CREATED -> datasets.forget(event.dataset());
             case FILE_CHANGED -> store.evictStale(event.dataset(), event.path(),

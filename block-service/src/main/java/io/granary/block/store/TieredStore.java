@@ -169,6 +169,16 @@ public final class TieredStore {
         return evictWhere(block -> block.key().dataset().equals(dataset) && block.path().startsWith(prefix));
     }
 
+    /**
+     * Drops a dataset's blocks of the file {@code path} or of files in the directory {@code path} (all of them for an
+     * empty path): freeing {@code train/a} keeps {@code train/ab.jpg}, which a plain prefix would take.
+     */
+    public Eviction evictUnder(String dataset, String path) {
+        String directory = path.isEmpty() || path.endsWith("/") ? path : path + "/";
+        return evictWhere(block -> block.key().dataset().equals(dataset)
+                && (block.path().equals(path) || block.path().startsWith(directory)));
+    }
+
     /** Drops the blocks of other versions of a file that changed in the under-store. */
     public Eviction evictStale(String dataset, String path, String currentEtag) {
         return evictWhere(block -> block.key().dataset().equals(dataset) && block.path().equals(path)

@@ -175,6 +175,22 @@ class TieredStoreTest {
         assertThat(store.blockCount()).isZero();
     }
 
+    @Test
+    void freeingAPathTakesTheFileOrDirectoryItNamesAndNothingThatOnlySharesItsPrefix() throws IOException {
+        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7));
+        List<String> paths = List.of("train/a", "train/a/0.jpg", "train/ab.jpg", "train/b/1.jpg", "val/a");
+        for (String path : paths) {
+            put(store, new BlockKey("ds", BlockId.of("ds", path, "v1", 0)), path, "v1", KIB);
+        }
+        put(store, new BlockKey("other", BlockId.of("other", "train/a", "v1", 0)), "train/a", "v1", KIB);
+
+        assertThat(store.evictUnder("ds", "train/a")).isEqualTo(new TieredStore.Eviction(2, 2 * KIB));
+        assertThat(store.evictUnder("ds", "train/b/")).isEqualTo(new TieredStore.Eviction(1, KIB));
+        assertThat(store.holds(new BlockKey("ds", BlockId.of("ds", "train/ab.jpg", "v1", 0)))).isTrue();
+        assertThat(store.evictUnder("ds", "")).isEqualTo(new TieredStore.Eviction(2, 2 * KIB));
+        assertThat(store.blockCount()).as("another dataset's block of the same path").isOne();
+    }
+
     private TieredStore open(LevelSpec... levels) {
         return TieredStore.open(List.of(levels), LruPolicy::new, listener, true);
     }

@@ -3,18 +3,20 @@ package io.granary.contracts.events;
 import java.time.Instant;
 
 /**
- * A change every service may care about: gateways drop their near cache, workers drop a deleted dataset's blocks,
- * gateways and preload replicas recompute placement when a worker joins or leaves.
+ * A change every service may care about: gateways drop their near cache, workers drop a deleted dataset's blocks
+ * (or those under a path when an operator frees that cache), gateways and preload replicas recompute placement when
+ * a worker joins or leaves.
  *
  * @param dataset  the dataset; null for WORKER_JOINED and WORKER_LEFT, which concern every dataset
- * @param path     for FILE_CHANGED: the file's path; null otherwise
+ * @param path     for FILE_CHANGED: the file's path; for CACHE_FREED: the file or directory whose blocks every worker
+ *                 drops, empty for the whole dataset; null otherwise
  * @param etag     for FILE_CHANGED: the file's new etag; null when it was removed
  * @param workerId for WORKER_JOINED and WORKER_LEFT: the worker; null otherwise
  */
 public record DatasetEvent(Type type, String dataset, String path, String etag, String workerId, Instant at) {
 
     public enum Type {
-        CREATED, UPDATED, DELETED, SYNCED, FILE_CHANGED, WORKER_JOINED, WORKER_LEFT
+        CREATED, UPDATED, DELETED, SYNCED, FILE_CHANGED, CACHE_FREED, WORKER_JOINED, WORKER_LEFT
     }
 
     public static DatasetEvent of(Type type, String dataset, Instant at) {
@@ -23,6 +25,10 @@ public record DatasetEvent(Type type, String dataset, String path, String etag, 
 
     public static DatasetEvent fileChanged(String dataset, String path, String etag, Instant at) {
         return new DatasetEvent(Type.FILE_CHANGED, dataset, path, etag, null, at);
+    }
+
+    public static DatasetEvent cacheFreed(String dataset, String path, Instant at) {
+        return new DatasetEvent(Type.CACHE_FREED, dataset, path, null, null, at);
     }
 
     public static DatasetEvent membership(Type type, String workerId, Instant at) {

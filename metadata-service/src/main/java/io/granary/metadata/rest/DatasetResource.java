@@ -32,6 +32,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.UriInfo;
 
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /** Datasets and their metadata, all answered from the replicated metadata cache. */
 @Path("/api/v1/datasets")
@@ -79,6 +80,17 @@ public class DatasetResource {
     public Response delete(@PathParam("name") String name) {
         datasets.delete(name);
         return Response.noContent().build();
+    }
+
+    /**
+     * Frees the cache of the file or directory {@code path} (the whole dataset without one) on every worker: 202 once
+     * the request is on Kafka; the dataset's {@code cachedBytes} fall as the workers drop their blocks.
+     */
+    @DELETE
+    @Path("{name}/cache")
+    public CompletionStage<Response> freeCache(@PathParam("name") String name, @QueryParam("path") String path) {
+        String normalised = DatasetPaths.normalize("path", path);
+        return datasets.freeCache(name, normalised).thenApply(freeing -> Response.accepted(freeing).build());
     }
 
     @POST

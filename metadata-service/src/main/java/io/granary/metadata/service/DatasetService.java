@@ -22,13 +22,14 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
  * Datasets: create (check the under-store, then list its metadata in the background), read with live cache
- * statistics, sync, delete. Listing runs on a small pool of its own so a slow bucket never holds a request thread.
+ * statistics, sync, free their cache, delete. Listing runs on a small pool of its own so a slow bucket never holds a request thread.
  */
 @ApplicationScoped
 public class DatasetService {
@@ -128,6 +129,17 @@ public class DatasetService {
         files.drop(name);
         cachedBytes.drop(name);
         events.publish(DatasetEvent.of(DatasetEvent.Type.DELETED, name, clock.instant()));
+    }
+
+    /**
+     * Asks every worker, through {@code granary.dataset.events}, to drop the dataset's blocks of the file or directory
+     * {@code path} (all of them when empty). The event is durable, so a worker that is down frees its copy when it
+     * comes back; the dataset's cached bytes fall as the workers report their evictions. Completes once Kafka has it.
+     */
+    public CompletionStage<CacheFreeing> freeCache(String name, String path) {
+        require(name);
+        CacheFreeing freeing = new CacheFreeing(name, path, clock.instant());
+        return events.publish(DatasetEvent.cacheFreed(name, path, freeing.requestedAt())).thenApply(sent -> freeing);
     }
 
     /** Whether this replica is listing the dataset now. */
