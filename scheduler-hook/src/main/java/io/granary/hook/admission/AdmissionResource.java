@@ -114,7 +114,8 @@ public class AdmissionResource {
      */
     private String reinvoked(AdmissionRequest request, Pod pod, OptIn optIn) {
         Pod after = reviews.copy(pod);
-        mutation.leadToData(after, optIn.datasets(), optIn.mountPath());
+        // The datasets the first call found, not the opt-in's: that may name datasets that do not exist.
+        mutation.leadToData(after, PodMutation.datasetsGiven(pod).orElse(optIn.datasets()), optIn.mountPath());
         metrics.admitted(Outcome.REINVOKED);
         return reviews.allow(request, pod, after, List.of());
     }

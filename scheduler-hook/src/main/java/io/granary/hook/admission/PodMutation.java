@@ -80,19 +80,41 @@ public class PodMutation {
             NodeAffinity affinity = nodeAffinity(pod.getSpec());
             terms.forEach(term -> affinity.getPreferredDuringSchedulingIgnoredDuringExecution()
                     .add(new PreferredSchedulingTerm(selectorTerm(term), term.weight())));
-            if (optIn.required()) {
-                // By hostname label: a node field selector (matchFields) takes exactly one value.
-                List<String> hostnames = cached.byNode().entrySet().stream().filter(e -> e.getValue() > 0)
-                        .map(e -> topology.locate(e.getKey()).hostname().orElse(e.getKey())).sorted().distinct().toList();
-                require(affinity, new NodeSelectorRequirement(Location.HOSTNAME_LABEL, "In", hostnames));
-            }
-            placement = (optIn.required() ? "required " : "") + terms.stream()
+            boolean required = optIn.required() && requireCacheNodes(affinity, cached, warnings);
+            placement = (required ? "required " : "") + terms.stream()
                     .map(PodMutation::describe).collect(Collectors.joining(" "));
         }
         List<String> known = optIn.datasets().stream().filter(d -> !cached.unknown().contains(d)).toList();
         leadToData(pod, known, optIn.mountPath());
         annotate(pod, String.join(",", optIn.datasets()) + ": " + placement);
         return warnings;
+    }
+
+    /**
+     * Restricts the pod to the nodes holding its data, by their hostname label: a node field selector (matchFields)
+     * takes exactly one value. A node whose label is not known (the node watch has not listed it yet, or it is off)
+     * leaves the pod unrestricted: guessing the label from the name could match no node and leave the pod Pending.
+     */
+    private boolean requireCacheNodes(NodeAffinity affinity, CachedBytes cached, List<String> warnings) {
+        List<String> nodes = cached.byNode().entrySet().stream().filter(e -> e.getValue() > 0).map(e -> e.getKey())
+                .sorted().toList();
+        List<String> unknown = nodes.stream().filter(node -> topology.locate(node).hostname().isEmpty()).toList();
+        if (!unknown.isEmpty()) {
+            warnings.add("granary: the hostname of " + String.join(",", unknown) + " is not known yet; scheduling "
+                    + "is not restricted, only preferred");
+            return false;
+        }
+        List<String> hostnames = nodes.stream().map(node -> topology.locate(node).hostname().orElseThrow())
+                .distinct().toList();
+        require(affinity, new NodeSelectorRequirement(Location.HOSTNAME_LABEL, "In", hostnames));
+        return true;
+    }
+
+    /** The datasets the first call gave the pod's containers, for containers a later webhook added. */
+    public static Optional<List<String>> datasetsGiven(Pod pod) {
+        return containers(pod.getSpec()).stream().flatMap(c -> Stream.ofNullable(c.getEnv()).flatMap(List::stream))
+                .filter(env -> DATASETS_ENV.equals(env.getName()) && env.getValue() != null).findFirst()
+                .map(env -> env.getValue().isEmpty() ? List.of() : List.of(env.getValue().split(",")));
     }
 
     /**

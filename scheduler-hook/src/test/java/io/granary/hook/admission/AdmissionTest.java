@@ -77,7 +77,7 @@ class AdmissionTest {
 
     @BeforeAll
     void cacheSomeData() throws Exception {
-        for (String dataset : List.of("imagenet", "coco", "fresh")) {
+        for (String dataset : List.of("imagenet", "coco", "fresh", "orphan")) {
             Files.createDirectories(localRoot.resolve(dataset));
             given().contentType(ContentType.JSON)
                     .body(Map.of("name", dataset, "mounts", List.of(Map.of("uri", localRoot.resolve(dataset).toUri().toString()))))
@@ -86,12 +86,16 @@ class AdmissionTest {
         heartbeats = new Heartbeats(kafka, json, List.of(
                 new Heartbeats.Worker("worker-a", "node-a", Map.of("imagenet", 600 * MIB)),
                 new Heartbeats.Worker("worker-b", "node-b", Map.of("imagenet", 300 * MIB)),
-                new Heartbeats.Worker("worker-c", "node-c", Map.of("imagenet", 100 * MIB, "coco", 400 * MIB))));
+                new Heartbeats.Worker("worker-c", "node-c", Map.of("imagenet", 100 * MIB, "coco", 400 * MIB)),
+                // A node the API server does not list: its hostname label cannot be known.
+                new Heartbeats.Worker("worker-z", "node-z", Map.of("orphan", 50 * MIB))));
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
             given().when().get(metadataUrl + "/api/v1/datasets/imagenet/nodes").then().statusCode(200)
                     .body("size()", equalTo(3));
             given().when().get(metadataUrl + "/api/v1/datasets/coco/nodes").then().statusCode(200)
                     .body("find { it.node == 'node-c' }.cachedBytes", equalTo((int) (400 * MIB)));
+            given().when().get(metadataUrl + "/api/v1/datasets/orphan/nodes").then().statusCode(200)
+                    .body("size()", equalTo(1));
         });
     }
 
@@ -217,6 +221,20 @@ class AdmissionTest {
     }
 
     @Test
+    void requiredOnANodeWhoseHostnameIsNotKnownStaysAPreferenceRatherThanAGuess() {
+        ObjectNode review = Reviews.label(Reviews.label(Reviews.podCreate(), "granary.io/dataset", "orphan"),
+                "granary.io/sched", "required");
+        JsonNode answer = Reviews.post(mutate, review);
+        ObjectNode pod = Reviews.patched(review, answer);
+
+        assertThat(Terms.preferred(pod)).containsExactly(new Terms.Term(100, "metadata.name", "node-z"));
+        assertThat(pod.path("spec").path("affinity").path("nodeAffinity")
+                .has("requiredDuringSchedulingIgnoredDuringExecution")).isFalse();
+        assertThat(answer.path("response").path("warnings").toString())
+                .contains("the hostname of node-z is not known yet");
+    }
+
+    @Test
     void singleDatasetMountsAtThePathAskedAndAnUnknownOrInvalidDatasetIsAWarning() {
         ObjectNode review = Reviews.label(Reviews.podCreate(), "granary.io/dataset", "imagenet");
         Reviews.annotate(review, "granary.io/datasets", "no-such-set,Bad_Name");
@@ -226,6 +244,12 @@ class AdmissionTest {
                 .contains("dataset 'no-such-set' does not exist").contains("'Bad_Name' must be a DNS-1123 label");
         assertThat(Terms.env(pod.path("spec").path("containers").get(0), "GRANARY_DATASETS")).isEqualTo("imagenet");
         assertThat(Terms.preferred(pod)).first().isEqualTo(new Terms.Term(80, "metadata.name", "node-a"));
+        ObjectNode withSidecar = pod.deepCopy();
+        withSidecar.withArray("/spec/containers").addObject().put("name", "log-shipper").put("image", "fluent-bit:3.2");
+        ObjectNode again = Reviews.patched(Reviews.reinvocation(review, withSidecar),
+                Reviews.post(mutate, Reviews.reinvocation(review, withSidecar)));
+        assertThat(Terms.env(again.path("spec").path("containers").get(2), "GRANARY_DATASETS"))
+                .as("a reinvocation gives what the first call gave, not the opt-in's unknown names").isEqualTo("imagenet");
 
         ObjectNode mounted = Reviews.annotate(Reviews.label(Reviews.podCreate(), "granary.io/dataset", "coco"),
                 "granary.io/mount", "/data/");
