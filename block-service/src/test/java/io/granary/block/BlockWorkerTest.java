@@ -325,6 +325,29 @@ class BlockWorkerTest {
     }
 
     @Test
+    void shortCircuitReadsReportedByTheGatewayCountAsHitsAndMisses() {
+        reads();
+        String etag = etags.get("small/f-5");
+        getBlock(worker(), "reads", "small/f-5", etag, 0, null);
+        String blockId = BlockId.of("reads", "small/f-5", etag, 0).toString();
+        long hits = given().get("/blocks/stats").jsonPath().getLong("hits");
+        long misses = given().get("/blocks/stats").jsonPath().getLong("misses");
+
+        given().contentType(ContentType.JSON).body(Map.of("hits", Map.of(blockId, 3), "misses", 2))
+                .post("/blocks/reads/reads").then().statusCode(204);
+
+        given().get("/blocks/stats").then().body("hits", equalTo((int) hits + 3))
+                .body("misses", equalTo((int) misses + 2));
+        given().contentType(ContentType.JSON).body(Map.of("hits", Map.of(blockId, 1), "misses", -1))
+                .post("/blocks/reads/reads").then().statusCode(400).body("field", equalTo("misses"));
+        given().contentType(ContentType.JSON).body(Map.of("hits", Map.of("not-a-block", 1)))
+                .post("/blocks/reads/reads").then().statusCode(400).body("field", equalTo("hits"));
+        given().contentType(ContentType.JSON).body(Map.of("hits", Map.of(blockId, 0)))
+                .post("/blocks/reads/reads").then().statusCode(400).body("field", equalTo("hits." + blockId));
+        given().get("/blocks/stats").then().body("hits", equalTo((int) hits + 3));
+    }
+
+    @Test
     void aBlockNoLevelCanHoldIsStreamedFromTheUnderStore() {
         byte[] content = Fixtures.seed(buckets, s3, "huge", "one", 300_000, 9);
         // 1 GiB blocks: more room than the test's SSD level has, so nothing of this dataset can be stored.

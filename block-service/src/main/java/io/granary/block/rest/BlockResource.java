@@ -3,9 +3,12 @@ package io.granary.block.rest;
 import io.granary.block.config.BlockConfig;
 import io.granary.block.fill.BatchLoader;
 import io.granary.block.stats.ReadStats;
+import io.granary.block.store.BlockKey;
 import io.granary.block.store.TieredStore;
+import io.granary.contracts.block.BlockId;
 import io.granary.contracts.block.BlockLoadRequest;
 import io.granary.contracts.block.BlockLoadResult;
+import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.dataset.DatasetPaths;
 import io.granary.contracts.validation.Check;
 import io.granary.contracts.validation.ValidationException;
@@ -19,7 +22,10 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 
-/** The management side of the block API: batch loads, eviction, statistics. Reads and writes are {@link BlockRoutes}. */
+import java.util.HashMap;
+import java.util.Map;
+
+/** The management side of the block API: batch loads, short-circuit read reports, eviction, statistics. Reads and writes are {@link BlockRoutes}. */
 @Path("/blocks")
 @Produces(MediaType.APPLICATION_JSON)
 public class BlockResource {
@@ -59,6 +65,38 @@ public class BlockResource {
             }
         }
         return loader.load(request);
+    }
+
+    /**
+     * The gateway on this node read these blocks from their files itself (short-circuit): they count as this
+     * worker's reads, and each block found is an access for its level's eviction policy. Nothing is applied unless
+     * the whole report is valid.
+     */
+    @POST
+    @Path("{dataset}/reads")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public void reads(@PathParam("dataset") String dataset, LocalReads reads) {
+        Check.datasetName("dataset", dataset);
+        if (reads == null) {
+            throw new ValidationException("body", "is required");
+        }
+        if (reads.misses() < 0) {
+            throw new ValidationException("misses", "must not be negative");
+        }
+        Map<BlockKey, Integer> hits = new HashMap<>();
+        reads.hits().forEach((id, count) -> {
+            if (count < 1) {
+                throw new ValidationException("hits." + id, "must be a positive count");
+            }
+            try {
+                hits.put(new BlockKey(dataset, BlockId.parse(id)), count);
+            } catch (IllegalArgumentException e) {
+                throw new ValidationException("hits", e.getMessage());
+            }
+        });
+        // A block evicted since it was read is not counted: its level is gone with it.
+        hits.forEach((key, count) -> store.find(key).ifPresent(block -> stats.hits(dataset, block.medium(), count)));
+        stats.misses(dataset, reads.misses());
     }
 
     /** Drops the dataset's blocks, or those of files under {@code prefix}. */

@@ -58,9 +58,7 @@ public class ReadStats {
     }
 
     public void hit(String dataset, Medium level) {
-        hits.increment();
-        hitsByLevel.get(level).increment();
-        reads(dataset).hits.increment();
+        hits(dataset, level, 1);
     }
 
     /** A read that found no block: it was filled now, or served from the under-store. */
@@ -68,6 +66,22 @@ public class ReadStats {
         misses.increment();
         (stored ? missCounter : bypassCounter).increment();
         reads(dataset).misses.increment();
+    }
+
+    /** Reads of one block that the gateway on this node served from its file (short-circuit). */
+    public void hits(String dataset, Medium level, int count) {
+        hits.add(count);
+        hitsByLevel.get(level).increment(count);
+        reads(dataset).hits.add(count);
+    }
+
+    /** Reads that the gateway on this node served from block files this worker filled for them. */
+    public void misses(String dataset, int count) {
+        if (count > 0) {
+            misses.add(count);
+            missCounter.increment(count);
+            reads(dataset).misses.add(count);
+        }
     }
 
     public void served(long bytes, Medium level) {

@@ -7,6 +7,7 @@ package io.granary.contracts.block;
  * GET    /blocks/{dataset}/{index}?path=P&amp;etag=E   a block, or a byte range of it with a Range header (206)
  * PUT    /blocks/{dataset}/{index}?path=P&amp;etag=E   write-through: the body is the whole block
  * POST   /blocks/load                             a {@link BlockLoadRequest}, answered with a {@link BlockLoadResult}
+ * POST   /blocks/{dataset}/reads                  a {@link LocalReads} report of short-circuit reads (204)
  * DELETE /blocks/{dataset}?prefix=P               evict the dataset's blocks (under a path prefix)
  * GET    /blocks/stats                            levels, counters
  * </pre>
@@ -25,6 +26,11 @@ public final class BlockApi {
     public static final String BYPASS = "bypass";
 
     private BlockApi() {
+    }
+
+    /** Where a gateway reports the reads it served from this worker's files. */
+    public static String readsPath(String dataset) {
+        return ROOT + '/' + dataset + "/reads";
     }
 
     /** The path of one block, without its query. */

@@ -73,6 +73,10 @@ public interface GatewayConfig {
         @WithDefault("10s")
         Duration suspectFor();
 
+        /** How often the reads served from workers' files here are reported to them (their LRU and hit ratio). */
+        @WithDefault("1s")
+        Duration reportInterval();
+
         /** How often the live-worker list is re-read (it is also re-read on every membership event). */
         @WithDefault("5s")
         Duration membershipRefresh();

@@ -29,12 +29,14 @@ public class ObjectReads {
     final MountedStores stores;
     final GatewayMetrics metrics;
     final WorkerLoads loads;
+    final LocalReadReports localReads;
     final int readAhead;
     final long ownerTimeoutMillis;
 
     ObjectReads(Vertx vertx, Membership membership, ShortCircuit shortCircuit, MountedStores stores,
-                GatewayMetrics metrics, WorkerLoads loads, GatewayConfig config) {
+                GatewayMetrics metrics, WorkerLoads loads, LocalReadReports localReads, GatewayConfig config) {
         this.loads = loads;
+        this.localReads = localReads;
         this.vertx = vertx;
         this.workers = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(64).setKeepAlive(true)
                 .setTcpNoDelay(true).setConnectTimeout(2000));

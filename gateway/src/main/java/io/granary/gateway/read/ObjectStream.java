@@ -68,13 +68,14 @@ final class ObjectStream {
         BlockSlice slice = slices.get(position);
         String blockId = blockId(slice);
         List<Worker> owners = owners(blockId);
-        Optional<Path> local = zeroCopy ? local(owners, blockId) : Optional.empty();
+        Optional<LocalFile> local = zeroCopy ? local(owners, blockId) : Optional.empty();
         if (local.isPresent()) {
             BlockFetch fetched = ahead.remove(position);  // read ahead over the network before the block became local
             if (fetched != null) {
                 fetched.cancel();
             }
-            sendFile(slice, local.get(), owners);
+            boolean filledAhead = fills.remove(position) != null;  // read ahead only fills a block not there
+            sendFile(slice, local.get(), owners, filledAhead);
             return;
         }
         Worker near = zeroCopy ? near(owners) : null;
@@ -95,17 +96,20 @@ final class ObjectStream {
             Optional<Path> file = filled.succeeded() ? reads.shortCircuit.find(near, dataset.name(), blockId)
                     : Optional.empty();
             if (file.isPresent()) {
-                sendFile(slice, file.get(), owners);
+                sendFile(slice, new LocalFile(near, file.get()), owners, true);
             } else {
                 fromOwners(slice, owners, 0);  // not stored (no room), or the worker failed: it decides
             }
         });
     }
 
-    private void sendFile(BlockSlice slice, Path file, List<Worker> owners) {
+    /** Sends the block from its file; {@code filled}: its worker filled it for this read (a miss, to it). */
+    private void sendFile(BlockSlice slice, LocalFile local, List<Worker> owners, boolean filled) {
+        Path file = local.path();
         ZeroCopy.send(request, file, slice.offsetInBlock(), slice.length()).onComplete(sent -> {
             if (sent.succeeded()) {
                 reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());
+                reads.localReads.read(local.owner(), dataset.name(), blockId(slice), filled);
                 advance();
             } else if (!done.future().isComplete()) {
                 LOG.debugf("block %d of %s left %s while being read: %s", slice.index(), this.file.path(), file,
@@ -231,13 +235,17 @@ final class ObjectStream {
         return reads.membership.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
     }
 
-    private Optional<Path> local(List<Worker> owners, String blockId) {
+    private Optional<LocalFile> local(List<Worker> owners, String blockId) {
         for (Worker owner : owners) {
             Optional<Path> file = reads.shortCircuit.find(owner, dataset.name(), blockId);
             if (file.isPresent()) {
-                return file;
+                return Optional.of(new LocalFile(owner, file.get()));
             }
         }
         return Optional.empty();
+    }
+
+    /** A block's file on this node, and the worker that holds it. */
+    private record LocalFile(Worker owner, Path path) {
     }
 }

@@ -131,12 +131,16 @@ class S3ApiTest {
         double shortCircuit = metric(gateway, "granary_gateway_bytes_served_total\\{source=\"shortcircuit\"}");
 
         double overHttp = metric(gateway, "granary_gateway_bytes_served_total\\{source=\"worker\"}");
+        long localHits = given().baseUri(worker1).get("/blocks/stats").jsonPath().getLong("hits");
         readEverything();
         assertThat(underStoreReads()).as("no under-store read on the warm pass").isEqualTo(storeReads);
         assertThat(metric(gateway, "granary_gateway_bytes_served_total\\{source=\"shortcircuit\"}"))
                 .as("blocks of the worker on this node are read from its files").isGreaterThan(shortCircuit);
         assertThat(metric(gateway, "granary_gateway_bytes_served_total\\{source=\"worker\"}"))
                 .as("blocks of the worker on the other node come over HTTP").isGreaterThan(overHttp);
+        // Reads from its files never reach the worker on this node: the gateway reports them (its LRU, its hit ratio).
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(given().baseUri(worker1)
+                .get("/blocks/stats").jsonPath().getLong("hits")).isGreaterThan(localHits));
     }
 
     @Test
