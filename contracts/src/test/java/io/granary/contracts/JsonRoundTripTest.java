@@ -1,6 +1,9 @@
 package io.granary.contracts;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.granary.contracts.block.BlockLoadRequest;
+import io.granary.contracts.block.BlockRef;
+import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.dataload.DataLoadPhase;
 import io.granary.contracts.dataload.DataLoadSpec;
 import io.granary.contracts.dataload.DataLoadStatus;
@@ -62,6 +65,9 @@ class JsonRoundTripTest {
                 new HeartbeatEvent("worker-1", "node-1", "http://127.0.0.1:8082", Map.of(), List.of(MEM), 1, 2, 3, 4,
                         Map.of("imagenet", new ReadCounters(1, 2)), Map.of("imagenet", 16L), AT),
                 DatasetEvent.fileChanged("imagenet", "a.jpg", "etag2", AT),
+                DatasetEvent.cacheFreed("imagenet", "train/", AT),
+                new BlockLoadRequest("imagenet", List.of(new BlockRef("train/a.jpg", "etag", 0)), true),
+                new LocalReads(Map.of("0".repeat(32) + "-0", 3), 1),
                 DatasetEvent.membership(DatasetEvent.Type.WORKER_LEFT, "worker-1", AT),
                 new DeadLetter("granary.worker.heartbeats", 0, 42, "worker-1", "{not json", "Unexpected character"));
 

@@ -37,7 +37,7 @@ public interface BlockConfig {
     @WithDefault("true")
     boolean verifyOnStart();
 
-    /** Blocks a batch load fills at once. */
+    /** Blocks the preloads' batch loads fill at once, for the whole worker (a reader's fills are not limited). */
     @WithDefault("4")
     int loadParallelism();
 

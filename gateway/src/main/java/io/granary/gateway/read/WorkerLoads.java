@@ -41,7 +41,7 @@ public class WorkerLoads {
     public Future<Void> load(Worker owner, String dataset, List<BlockRef> blocks) {
         String body;
         try {
-            body = json.writeValueAsString(new BlockLoadRequest(dataset, blocks));
+            body = json.writeValueAsString(new BlockLoadRequest(dataset, blocks, true));
         } catch (JsonProcessingException e) {
             return Future.failedFuture(e);
         }

@@ -192,7 +192,7 @@ final class LoadRun {
             if (load.cancelled) {
                 return;  // checked after the waits: a cancel while this batch waited its turn stops it
             }
-            result = workers.at(owner.address()).load(new BlockLoadRequest(load.spec.dataset(), batch));
+            result = workers.at(owner.address()).load(new BlockLoadRequest(load.spec.dataset(), batch, false));
         } catch (RuntimeException e) {
             // A worker that fails (or died) fails its blocks' files; the next run of the load tries them again.
             for (BlockRef ref : batch) {
