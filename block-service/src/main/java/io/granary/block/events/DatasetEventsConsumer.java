@@ -13,8 +13,8 @@ import org.jboss.logging.Logger;
 
 /**
  * Dataset events: a deleted dataset's blocks are dropped, so are those under a freed path and a changed file's old
- * versions, and a changed definition is asked for again. Every worker reads every event (a consumer group of its own); a message that does
- * not parse goes to {@code granary.deadletter}.
+ * versions, and a changed definition is asked for again. Every worker reads every event (a consumer group of its
+ * own); a message that does not parse goes to {@code granary.deadletter}.
  */
 @ApplicationScoped
 public class DatasetEventsConsumer {

@@ -26,8 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Batch loads: blocks already held cost a lookup; the rest are filled. A preload's fills run at most
  * {@code load-parallelism} at once for the whole worker, however many batches arrive, so preloads cannot starve
  * readers of the worker's disk and network. A reader's (the gateway filling blocks it then sends from their files)
- * are filled at once on the request's own thread, in order: queued behind a preload, or behind each other in that
- * small pool, they were what made cold reads slow.
+ * are filled at once on the request's own thread, in order, so they never queue behind a preload.
  */
 @ApplicationScoped
 public class BatchLoader {

@@ -25,7 +25,10 @@ import jakarta.ws.rs.core.MediaType;
 import java.util.HashMap;
 import java.util.Map;
 
-/** The management side of the block API: batch loads, short-circuit read reports, eviction, statistics. Reads and writes are {@link BlockRoutes}. */
+/**
+ * The management side of the block API: batch loads, short-circuit read reports, eviction, statistics. Reads and
+ * writes are {@link BlockRoutes}.
+ */
 @Path("/blocks")
 @Produces(MediaType.APPLICATION_JSON)
 public class BlockResource {
