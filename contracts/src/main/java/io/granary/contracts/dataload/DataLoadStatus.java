@@ -18,4 +18,21 @@ public record DataLoadStatus(String id, String dataset, DataLoadPhase phase, lon
     public DataLoadStatus {
         errors = errors == null ? List.of() : List.copyOf(errors);
     }
+
+    /** Accepted, waiting its turn. */
+    public static DataLoadStatus pending(String id, String dataset, Instant now) {
+        return new DataLoadStatus(id, dataset, DataLoadPhase.PENDING, 0, 0, 0, 0, 0, null, null, null, List.of(), now);
+    }
+
+    /** A request refused before it became a load (invalid, or an unknown dataset), and why. */
+    public static DataLoadStatus refused(String id, String dataset, String reason, Instant now) {
+        return new DataLoadStatus(id, dataset, DataLoadPhase.FAILED, 0, 0, 0, 0, 0, 0L, null, now,
+                List.of(new FileError("", reason)), now);
+    }
+
+    /** The same progress, ended in {@code phase} (a cancel before the load ran). */
+    public DataLoadStatus ended(DataLoadPhase phase, Instant now) {
+        return new DataLoadStatus(id, dataset, phase, filesDone, filesTotal, bytesDone, bytesTotal, 0, null,
+                startedAt, now, errors, now);
+    }
 }
