@@ -46,16 +46,6 @@ public final class UnderStores {
         };
     }
 
-    /**
-     * Opens the mount and makes one cheap request, so that a dataset with wrong credentials, a missing bucket or
-     * directory, or an unreachable endpoint is refused when it is created rather than on its first read.
-     */
-    public void check(Mount mount) {
-        try (UnderStore store = open(mount)) {
-            store.probe();
-        }
-    }
-
     static S3Location s3Location(URI uri, Mount mount) {
         String bucket = uri.getRawAuthority();
         if (bucket == null || bucket.isEmpty()) {

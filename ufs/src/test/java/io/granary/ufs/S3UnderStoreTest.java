@@ -13,6 +13,7 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -163,7 +164,7 @@ class S3UnderStoreTest extends UnderStoreContractTest {
                 "GRANARY_SECRET_DEVSTACK_S3_SECRET_KEY", SECRET_KEY,
                 "GRANARY_SECRET_WRONG_ACCESS_KEY", ACCESS_KEY,
                 "GRANARY_SECRET_WRONG_SECRET_KEY", "nope-nope"));
-        UnderStores stores = new UnderStores(List.of(), resolver);
+        MountedStores stores = new MountedStores(new UnderStores(List.of(), resolver), op -> { }, Duration.ZERO);
         Map<String, String> options = Map.of("endpoint", server.endpoint().toString(), "pathStyle", "true");
 
         stores.check(new Mount("s3://granary/mnt", null, options, "devstack-s3"));
