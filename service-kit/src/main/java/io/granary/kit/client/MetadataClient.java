@@ -1,0 +1,112 @@
+package io.granary.kit.client;
+
+import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.dataset.FileListing;
+import io.granary.contracts.dataset.MetadataApi;
+import io.granary.contracts.dataset.NodeCache;
+import io.granary.contracts.worker.Worker;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * The metadata-service, the system of record for datasets, files and workers, as every other service calls it
+ * ({@code granary.metadata-url}; inject with {@code @RestClient}). The {@code find} methods answer empty where the
+ * metadata-service answers 404; the others throw a {@link WebApplicationException} for any error status. All
+ * but {@link #nodes} block: call them off the event loop.
+ */
+@RegisterRestClient(configKey = "metadata")
+public interface MetadataClient {
+
+    @GET
+    @Path(MetadataApi.DATASETS)
+    List<Dataset> datasets();
+
+    @GET
+    @Path(MetadataApi.DATASETS + "/" + MetadataApi.DATASET)
+    Dataset dataset(@PathParam("name") String name);
+
+    /** A page of the dataset's listing from the metadata cache ({@code delimiter} null: the whole tree). */
+    @GET
+    @Path(MetadataApi.DATASETS + "/" + MetadataApi.FILES)
+    FileListing files(@PathParam("name") String name, @QueryParam("prefix") String prefix,
+                      @QueryParam("delimiter") String delimiter, @QueryParam("cursor") String cursor,
+                      @QueryParam("limit") int limit);
+
+    @GET
+    @Path(MetadataApi.DATASETS + "/" + MetadataApi.FILE)
+    FileInfo file(@PathParam("name") String name, @PathParam("path") String path);
+
+    /** After a write or delete: the metadata-service re-reads the file from the under-store (404: it is gone). */
+    @POST
+    @Path(MetadataApi.DATASETS + "/" + MetadataApi.REFRESH)
+    @Consumes(MediaType.WILDCARD)
+    FileInfo refresh(@PathParam("name") String name, @PathParam("path") String path);
+
+    /** Re-read the dataset's metadata from the under-store; the dataset's phase says when it is done. */
+    @POST
+    @Path(MetadataApi.DATASETS + "/" + MetadataApi.SYNC)
+    @Consumes(MediaType.WILDCARD)
+    void sync(@PathParam("name") String name);
+
+    /** How much of the dataset each node caches; does not block. */
+    @GET
+    @Path(MetadataApi.DATASETS + "/" + MetadataApi.NODES)
+    CompletionStage<List<NodeCache>> nodes(@PathParam("name") String name);
+
+    @GET
+    @Path(MetadataApi.WORKERS)
+    List<Worker> workers();
+
+    default Optional<Dataset> findDataset(String name) {
+        return absentIfNotFound(() -> dataset(name));
+    }
+
+    default Optional<FileInfo> findFile(String dataset, String path) {
+        return absentIfNotFound(() -> file(dataset, path));
+    }
+
+    /** The file as the under-store has it now; empty once it is gone (or the dataset is). */
+    default Optional<FileInfo> findRefreshed(String dataset, String path) {
+        return absentIfNotFound(() -> refresh(dataset, path));
+    }
+
+    /** {@link #nodes}, empty for a dataset the metadata-service does not know. */
+    default CompletionStage<Optional<List<NodeCache>>> findNodes(String name) {
+        return nodes(name).thenApply(Optional::of).exceptionallyCompose(failure -> {
+            Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+            return notFound(cause) ? CompletableFuture.completedFuture(Optional.empty())
+                    : CompletableFuture.failedFuture(cause);
+        });
+    }
+
+    /** The one place a 404 from the metadata-service becomes "absent". */
+    static <T> Optional<T> absentIfNotFound(Supplier<T> call) {
+        try {
+            return Optional.ofNullable(call.get());
+        } catch (WebApplicationException e) {
+            if (notFound(e)) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    static boolean notFound(Throwable failure) {
+        return failure instanceof WebApplicationException web && web.getResponse().getStatus() == 404;
+    }
+}

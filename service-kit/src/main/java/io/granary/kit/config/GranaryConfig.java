@@ -1,0 +1,47 @@
+package io.granary.kit.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The settings every service reads under one key each; a service's own settings live under
+ * {@code granary.<service>}. Defaults and the {@code local} profile: {@code META-INF/microprofile-config.properties}
+ * of this module.
+ */
+@ConfigMapping(prefix = "granary")
+public interface GranaryConfig {
+
+    /** The metadata-service ({@code GRANARY_METADATA_URL}); also the REST client's URL. */
+    @WithDefault("http://127.0.0.1:8081")
+    URI metadataUrl();
+
+    /**
+     * The node (host) this process runs on ({@code GRANARY_NODE}, in Kubernetes the downward API's
+     * {@code spec.nodeName}; else the host name): a gateway reads the block files of workers on its own node.
+     */
+    String node();
+
+    /**
+     * Where secrets named by a mount's {@code credentialsRef} are mounted, Kubernetes style
+     * ({@code <dir>/<ref>/accessKey}, {@code .../secretKey}); unset: only the environment
+     * ({@code GRANARY_SECRET_<REF>_ACCESS_KEY}).
+     */
+    Optional<Path> secretsDir();
+
+    /** Directories under which {@code file://} mounts may point; unset: no local mounts at all. */
+    Optional<List<Path>> allowedRoots();
+
+    /**
+     * The local profile's one directory ({@code ./granary up --data}): its files are the under-store, its
+     * {@code .granary/} every service's state. Unused outside that profile.
+     */
+    Optional<Path> dataDir();
+
+    /** The local profile's tmpfs directory for MEM blocks, one per local system. */
+    Optional<Path> memDir();
+}
