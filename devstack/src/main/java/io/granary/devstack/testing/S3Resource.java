@@ -11,8 +11,8 @@ import java.util.Map;
 
 /**
  * A real S3 server (S3Proxy) for a Quarkus test: {@code @QuarkusTestResource(S3Resource.class)}. The endpoint and
- * keys are exposed as {@code granary.devstack.s3.*} properties, and the credentials as the secret
- * {@code devstack-s3} in a Kubernetes-style secrets directory ({@code granary.secrets.dir}).
+ * keys are exposed as {@code devstack.s3.*} properties, and the credentials as the secret
+ * {@code devstack-s3} in a Kubernetes-style secrets directory ({@code granary.secrets-dir}).
  */
 public class S3Resource implements QuarkusTestResourceLifecycleManager {
 
@@ -35,11 +35,11 @@ public class S3Resource implements QuarkusTestResourceLifecycleManager {
             throw new UncheckedIOException(e);
         }
         return Map.of(
-                "granary.devstack.s3.endpoint", server.endpoint().toString(),
-                "granary.devstack.s3.access-key", ACCESS_KEY,
-                "granary.devstack.s3.secret-key", SECRET_KEY,
-                "granary.devstack.s3.data-dir", dir.resolve("server").resolve("buckets").toString(),
-                "granary.secrets.dir", dir.resolve("secrets").toString());
+                "devstack.s3.endpoint", server.endpoint().toString(),
+                "devstack.s3.access-key", ACCESS_KEY,
+                "devstack.s3.secret-key", SECRET_KEY,
+                "devstack.s3.data-dir", dir.resolve("server").resolve("buckets").toString(),
+                "granary.secrets-dir", dir.resolve("secrets").toString());
     }
 
     @Override

@@ -23,11 +23,17 @@ import java.util.Map;
  * &#64;QuarkusTestResource(value = StackResource.class, initArgs = &#64;ResourceArg(name = "services", value = "metadata-service"))
  * </pre>
  *
- * Sets what {@link KafkaResource} and {@link S3Resource} set, plus {@code granary.test.local-root}, a fresh
- * {@code granary.test.work-dir} for the service under test, and {@code granary.test.<module>-url} for each service
- * ({@code <module>-2-url} for its second instance...) and {@code granary.test.<module>-pid}, so a test can kill one.
+ * Sets what {@link KafkaResource} and {@link S3Resource} set, plus the shared settings the service under test
+ * reads as its neighbours do ({@code granary.allowed-roots}: the local root, {@code granary.metadata-url} once a
+ * metadata-service runs), a fresh {@code test.work-dir} for the service under test, and
+ * {@code test.<module>-url} for each service ({@code <module>-2-url} for its second instance...) and
+ * {@code test.<module>-pid}, so a test can kill one.
  */
 public class StackResource implements QuarkusTestResourceLifecycleManager {
+
+    private static final String ALLOWED_ROOTS = "granary.allowed-roots";
+    private static final String SECRETS_DIR = "granary.secrets-dir";
+    private static final String METADATA_URL = "granary.metadata-url";
 
     private final KafkaResource kafka = new KafkaResource();
     private final S3Resource s3 = new S3Resource();
@@ -48,20 +54,22 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
         config.putAll(s3.start());
         try {
             dir = Files.createTempDirectory("granary-stack");
-            Path localRoot = Files.createDirectories(dir.resolve("local"));
-            config.put("granary.test.local-root", localRoot.toString());
-            config.put("granary.test.work-dir", Files.createDirectories(dir.resolve("work")).toString());
+            config.put(ALLOWED_ROOTS, Files.createDirectories(dir.resolve("local")).toString());
+            config.put("test.work-dir", Files.createDirectories(dir.resolve("work")).toString());
             Map<String, Integer> instances = new HashMap<>();
             for (String module : modules) {
                 String name = module.strip();
                 int instance = instances.merge(name, 1, Integer::sum);
                 String label = instance == 1 ? name : name + "-" + instance;
                 int port = Ports.free();
-                ServiceProcess service = ServiceProcess.start(name, port, serviceConfig(name, label, port, config),
+                ServiceProcess service = ServiceProcess.start(name, port, serviceConfig(name, label, config),
                         dir.resolve(label));
                 services.add(service);
-                config.put("granary.test." + label + "-url", service.url().toString());
-                config.put("granary.test." + label + "-pid", Long.toString(service.pid()));
+                config.put("test." + label + "-url", service.url().toString());
+                if (label.equals("metadata-service")) {
+                    config.put(METADATA_URL, service.url().toString());
+                }
+                config.put("test." + label + "-pid", Long.toString(service.pid()));
             }
         } catch (IOException e) {
             stop();
@@ -70,17 +78,23 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
         return config;
     }
 
-    /** What each neighbour needs to share the broker, the S3 secrets and the local root with the service under test. */
-    private Map<String, String> serviceConfig(String module, String label, int port, Map<String, String> config) {
+    /**
+     * Each neighbour runs in the {@code local} profile over the shared local root, as {@code ./granary up} runs a
+     * service over its data directory; only what differs per instance is passed.
+     */
+    private Map<String, String> serviceConfig(String module, String label, Map<String, String> config) {
         Map<String, String> properties = new HashMap<>();
+        properties.put("quarkus.profile", "local");
+        properties.put("granary.data-dir", config.get(ALLOWED_ROOTS));
+        properties.put("granary.mem-dir", dir.resolve("mem").toString());
+        properties.put(SECRETS_DIR, config.get(SECRETS_DIR));
         properties.put("kafka.bootstrap.servers", config.get("kafka.bootstrap.servers"));
-        Path data = dir.resolve(label).resolve("data");
+        if (config.containsKey(METADATA_URL)) {
+            properties.put(METADATA_URL, config.get(METADATA_URL));
+        }
         switch (module) {
             case "metadata-service" -> {
                 int clusterPort = Ports.freeForPeers();
-                properties.put("granary.metadata.data-dir", data.toString());
-                properties.put("granary.metadata.allowed-roots", config.get("granary.test.local-root"));
-                properties.put("granary.metadata.secrets-dir", config.get("granary.secrets.dir"));
                 properties.put("granary.metadata.heartbeat-interval", "1s");
                 properties.put("granary.metadata.cluster.bind-port", Integer.toString(clusterPort));
                 properties.put("granary.metadata.cluster.initial-hosts", "127.0.0.1[" + clusterPort + "]");
@@ -89,16 +103,10 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
                 properties.put("granary.block.worker-id", label);
                 if (!label.equals(module)) {
                     // A second worker stands for another node: a gateway here reads its blocks over HTTP.
-                    properties.put("granary.block.node", label);
+                    properties.put("granary.node", label);
                 }
-                properties.put("granary.block.advertised-address", "http://127.0.0.1:" + port);
                 properties.put("granary.block.heartbeat-interval", "1s");
-                properties.put("quarkus.rest-client.metadata.url", config.get("granary.test.metadata-service-url"));
-                properties.put("granary.block.allowed-roots", config.get("granary.test.local-root"));
-                properties.put("granary.block.secrets-dir", config.get("granary.secrets.dir"));
-                properties.put("granary.block.levels[0].paths", data.resolve("mem").toString());
                 properties.put("granary.block.levels[0].quota", "256MiB");
-                properties.put("granary.block.levels[1].paths", data.resolve("ssd").toString());
                 properties.put("granary.block.levels[1].quota", "1GiB");
             }
             default -> throw new IllegalArgumentException("StackResource cannot run " + module + " yet");

@@ -1,0 +1,42 @@
+# Granary's services on this machine, as ./granary up and bench/ start them. Sourced, not run.
+#
+# Each service runs in the local profile, keyed on one directory: GRANARY_DATA_DIR's files are the under-store and
+# its .granary/ holds every service's state; MEM blocks live under GRANARY_MEM_DIR (tmpfs). Each service derives its
+# own paths from those two (the %local lines of its application.properties), so a caller passes only what differs
+# per instance (-Dkey=value). GRANARY_ROOT is the repository; GRANARY_SERVICE_HEAP the heap option (-Xmx256m).
+
+# start_local_service MODULE PORT LOG [-Dkey=value...]: the module's packaged service, in the background, its output
+# in LOG; sets SERVICE_PID. PORT is the HTTP port, or the HTTPS one for the scheduler-hook (it serves TLS only).
+start_local_service() {
+  local module=$1 port=$2 log=$3 port_key=quarkus.http.port; shift 3
+  [[ $module == scheduler-hook ]] && port_key=quarkus.http.ssl-port
+  # shellcheck disable=SC2086  # the heap option may be empty or several words
+  nohup java ${GRANARY_SERVICE_HEAP:--Xmx256m} -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+    -Dquarkus.profile=local -D"$port_key=$port" \
+    -Dgranary.data-dir="$GRANARY_DATA_DIR" -Dgranary.mem-dir="$GRANARY_MEM_DIR" "$@" \
+    -jar "$GRANARY_ROOT/$module/target/quarkus-app/quarkus-run.jar" > "$log" 2>&1 < /dev/null &
+  SERVICE_PID=$!
+}
+
+# create_bound_dataset API SPEC-JSON [SECONDS]: creates the dataset through the management API (a metadata-service or a
+# gateway) and waits until its metadata is listed (Bound). Prints why and returns 1 when the API refuses it, when the
+# dataset turns Failed, or when it is not Bound within SECONDS (120).
+create_bound_dataset() {
+  local api=$1 spec=$2 seconds=${3:-120} name answer phase waited
+  name=$(printf '%s' "$spec" | sed -n 's/.*"name" *: *"\([^"]*\)".*/\1/p')
+  answer=$(curl -sS -XPOST "$api/api/v1/datasets" -H 'content-type: application/json' -d "$spec" \
+    -w '\n%{http_code}') || { echo "cannot reach $api to create dataset $name" >&2; return 1; }
+  [[ ${answer##*$'\n'} == 201 ]] || { echo "creating dataset $name: ${answer%$'\n'*}" >&2; return 1; }
+  for (( waited = 0; waited < seconds * 10; waited++ )); do
+    answer=$(curl -sf "$api/api/v1/datasets/$name") || answer=""
+    phase=$(printf '%s' "$answer" | grep -o '"phase":"[A-Za-z]*"' | cut -d'"' -f4)
+    case $phase in
+      Bound) return 0 ;;
+      Failed) echo "dataset $name failed: $(printf '%s' "$answer" | grep -o '"reason":"[^"]*"' | cut -d'"' -f4)" >&2
+        return 1 ;;
+    esac
+    sleep 0.1
+  done
+  echo "dataset $name was not Bound after ${seconds}s" >&2
+  return 1
+}
