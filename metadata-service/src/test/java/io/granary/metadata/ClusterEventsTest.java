@@ -2,9 +2,11 @@ package io.granary.metadata;
 
 import io.granary.contracts.events.DeadLetter;
 import io.granary.contracts.events.Topics;
+import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.KafkaResource;
 import io.granary.devstack.testing.S3Resource;
 import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.smallrye.reactive.messaging.kafka.companion.KafkaCompanion;
@@ -13,6 +15,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,10 +41,13 @@ import static org.hamcrest.Matchers.hasItem;
 @QuarkusTestResource(value = MetadataStateResource.class, restrictToAnnotatedClass = false)
 class ClusterEventsTest {
 
+    @TestHTTPResource
+    URI api;
+
     @ConfigProperty(name = "kafka.bootstrap.servers")
     String bootstrap;
 
-    @ConfigProperty(name = "granary.test.local-root")
+    @ConfigProperty(name = "granary.allowed-roots")
     Path localRoot;
 
     @Test
@@ -67,11 +73,7 @@ class ClusterEventsTest {
     @Test
     void blockEventsAndHeartbeatsFeedTheDatasetStatistics() throws Exception {
         Files.write(Files.createDirectories(localRoot.resolve("stats")).resolve("a.bin"), new byte[4000]);
-        given().contentType(ContentType.JSON).body(Map.of("name", "stats-data",
-                "mounts", List.of(Map.of("uri", localRoot.resolve("stats").toUri().toString()))))
-                .post("/api/v1/datasets").then().statusCode(201);
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                given().get("/api/v1/datasets/stats-data").jsonPath().getString("status.phase").equals("Bound"));
+        Datasets.createBound(api, Datasets.spec("stats-data", "16MiB", Datasets.localMount(localRoot.resolve("stats"))));
 
         AtomicReference<String> reported = new AtomicReference<>();  // the heartbeats' cachedBytes, null: not reported
         ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor();

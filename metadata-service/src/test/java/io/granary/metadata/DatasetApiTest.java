@@ -1,5 +1,6 @@
 package io.granary.metadata;
 
+import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.KafkaResource;
 import io.granary.devstack.testing.S3Resource;
 import io.granary.ufs.Credentials;
@@ -8,6 +9,7 @@ import io.granary.ufs.ObjectInfo;
 import io.granary.ufs.S3Location;
 import io.granary.ufs.S3UnderStore;
 import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
@@ -18,7 +20,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,6 @@ import java.util.regex.Pattern;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
@@ -38,12 +38,15 @@ import static org.hamcrest.Matchers.not;
 @QuarkusTestResource(value = MetadataStateResource.class, restrictToAnnotatedClass = false)
 class DatasetApiTest {
 
-    private static final Pattern UFS_REQUESTS = Pattern.compile("granary_ufs_requests_total\\{op=\"list\"} ([0-9.]+)");
+    @TestHTTPResource
+    URI api;
 
-    @ConfigProperty(name = "granary.devstack.s3.endpoint")
+    private static final Pattern UFS_REQUESTS = Pattern.compile("granary_understore_requests_total\\{op=\"list\"} ([0-9.]+)");
+
+    @ConfigProperty(name = "devstack.s3.endpoint")
     String endpoint;
 
-    @ConfigProperty(name = "granary.devstack.s3.data-dir")
+    @ConfigProperty(name = "devstack.s3.data-dir")
     Path buckets;
 
     @Test
@@ -54,8 +57,7 @@ class DatasetApiTest {
                 .body("spec.mounts[0].credentialsRef", equalTo("devstack-s3"))
                 .body("spec.blockSize", equalTo("16MiB"));
 
-        await().atMost(Duration.ofSeconds(90)).until(() ->
-                given().get("/api/v1/datasets/imagenet").jsonPath().getString("status.phase").equals("Bound"));
+        Datasets.awaitBound(api, "imagenet");
         given().get("/api/v1/datasets/imagenet").then()
                 .body("status.fileCount", equalTo(3000))
                 .body("status.ufsTotalBytes", equalTo((int) totalBytes))
@@ -115,8 +117,7 @@ class DatasetApiTest {
     void deleteForgetsTheDatasetButNotTheBucket() throws IOException {
         seed("scratch", 1, 2, 5);
         create("scratch", "s3://scratch/", "devstack-s3").statusCode(201);
-        await().atMost(Duration.ofSeconds(60)).until(() ->
-                given().get("/api/v1/datasets/scratch").jsonPath().getString("status.phase").equals("Bound"));
+        Datasets.awaitBound(api, "scratch");
         given().delete("/api/v1/datasets/scratch").then().statusCode(204);
         given().get("/api/v1/datasets/scratch").then().statusCode(404);
         given().delete("/api/v1/datasets/scratch").then().statusCode(404);
@@ -127,8 +128,7 @@ class DatasetApiTest {
     void aRefreshedFileIsListedWithItsStoreEtagAndAGoneOneIsDropped() throws IOException {
         seed("refresh", 1, 1, 2);
         create("refresh", "s3://refresh/", "devstack-s3").statusCode(201);
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                given().get("/api/v1/datasets/refresh").jsonPath().getString("status.phase").equals("Bound"));
+        Datasets.awaitBound(api, "refresh");
 
         // What the gateway does after a PUT: the store has the object, the metadata-service is told to look.
         try (S3UnderStore bucket = new S3UnderStore(new S3Location(URI.create(endpoint), "us-east-1", "refresh", "", true),

@@ -1,25 +1,17 @@
 package io.granary.metadata;
 
-import io.granary.contracts.events.DeadLetter;
 import io.granary.contracts.events.Topics;
 import io.granary.devstack.testing.KafkaResource;
 import io.granary.devstack.testing.S3Resource;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.reactive.messaging.kafka.companion.KafkaCompanion;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-
 import static io.restassured.RestAssured.given;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
@@ -48,7 +40,7 @@ class MetadataServiceTest {
     void reportsHealthyWithItsKafkaChannelsUp() {
         given().when().get("/q/health/ready").then().statusCode(200)
                 .body("status", equalTo("UP"))
-                .body(containsString("worker-heartbeats"));
+                .body(containsString(Topics.WORKER_HEARTBEATS));
         given().when().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
         given().when().get("/q/openapi").then().statusCode(200).body(containsString("metadata-service"));
         given().when().get("/q/metrics").then().statusCode(200).body(containsString("jvm_memory_used_bytes"));

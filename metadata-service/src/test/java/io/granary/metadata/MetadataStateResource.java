@@ -19,8 +19,8 @@ public class MetadataStateResource implements QuarkusTestResourceLifecycleManage
             Path local = Files.createDirectories(dir.resolve("local"));
             return Map.of(
                     "granary.metadata.data-dir", dir.resolve("state").toString(),
-                    "granary.test.cluster-port", String.valueOf(freePort()),
-                    "granary.test.local-root", local.toString());
+                    "test.cluster-port", String.valueOf(freePort()),
+                    "granary.allowed-roots", local.toString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

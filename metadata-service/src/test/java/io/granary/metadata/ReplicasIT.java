@@ -4,6 +4,7 @@ import io.granary.devstack.KafkaBroker;
 import io.granary.devstack.Ports;
 import io.granary.devstack.S3ProxyServer;
 import io.granary.devstack.ServiceProcess;
+import io.granary.devstack.testing.Datasets;
 import io.restassured.http.ContentType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -142,8 +144,8 @@ class ReplicasIT {
         Map<String, String> config = new HashMap<>();
         config.put("kafka.bootstrap.servers", kafka.bootstrapServers());
         config.put("granary.metadata.data-dir", state.resolve("replica-" + i).toString());
-        config.put("granary.metadata.allowed-roots", dir.resolve("local").toString());
-        config.put("granary.metadata.secrets-dir", dir.resolve("secrets").toString());
+        config.put("granary.allowed-roots", dir.resolve("local").toString());
+        config.put("granary.secrets-dir", dir.resolve("secrets").toString());
         config.put("granary.metadata.heartbeat-interval", "1s");
         config.put("granary.metadata.resync-check", "1s");
         config.put("granary.metadata.cluster.node-name", "replica-" + i);
@@ -170,8 +172,7 @@ class ReplicasIT {
     }
 
     private static void awaitBound(int replica, String name) {
-        await().atMost(Duration.ofSeconds(60)).until(() -> "Bound".equals(
-                given().baseUri(url(replica)).get("/api/v1/datasets/" + name).jsonPath().getString("status.phase")));
+        Datasets.awaitBound(URI.create(url(replica)), name);
     }
 
     private static Path localFiles(String sub, int count) throws IOException {

@@ -23,12 +23,6 @@ public interface MetadataConfig {
     @WithDefault("3")
     int missedHeartbeats();
 
-    /** Roots under which {@code file://} mounts are accepted; none means no local mounts at all. */
-    Optional<List<Path>> allowedRoots();
-
-    /** Kubernetes-style secrets directory that {@code credentialsRef} names resolve in. */
-    Optional<Path> secretsDir();
-
     /** File entries kept in memory per replica; the rest stay on disk and are read on demand. */
     @WithDefault("200000")
     long filesInMemory();

@@ -1,33 +1,28 @@
 package io.granary.metadata.events;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.events.DatasetEvent;
-import io.smallrye.reactive.messaging.kafka.Record;
+import io.granary.contracts.events.Topics;
+import io.granary.kit.events.KafkaEvents;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 
-import java.io.UncheckedIOException;
 import java.util.concurrent.CompletionStage;
 
 /** Publishes dataset events, keyed by dataset so one dataset's events stay in order. */
 @ApplicationScoped
 public class DatasetEventPublisher {
 
-    private final Emitter<Record<String, String>> emitter;
-    private final ObjectMapper json;
+    private final Emitter<String> emitter;
+    private final KafkaEvents events;
 
-    DatasetEventPublisher(@Channel("dataset-events") Emitter<Record<String, String>> emitter, ObjectMapper json) {
+    DatasetEventPublisher(@Channel(Topics.DATASET_EVENTS) Emitter<String> emitter, KafkaEvents events) {
         this.emitter = emitter;
-        this.json = json;
+        this.events = events;
     }
 
+    /** Completes once Kafka has the event. */
     public CompletionStage<Void> publish(DatasetEvent event) {
-        try {
-            return emitter.send(Record.of(event.key(), json.writeValueAsString(event)));
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException(e);
-        }
+        return events.send(emitter, Topics.DATASET_EVENTS, event.key(), event);
     }
 }

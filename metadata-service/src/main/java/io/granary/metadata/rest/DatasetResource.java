@@ -7,35 +7,36 @@ import io.granary.contracts.dataset.DatasetPaths;
 import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.dataset.FileListing;
+import io.granary.contracts.dataset.MetadataApi;
 import io.granary.contracts.dataset.NodeCache;
 import io.granary.contracts.validation.ValidationException;
+import io.granary.kit.rest.NotFoundException;
 import io.granary.metadata.service.CacheStatistics;
 import io.granary.metadata.service.DatasetService;
 import io.granary.metadata.store.FileTree;
 import io.micrometer.core.annotation.Timed;
-import org.eclipse.microprofile.openapi.annotations.media.Content;
-import org.eclipse.microprofile.openapi.annotations.media.Schema;
-import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.UriInfo;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /** Datasets and their metadata, all answered from the replicated metadata cache. */
-@Path("/api/v1/datasets")
+@Path(MetadataApi.DATASETS)
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public class DatasetResource {
@@ -70,13 +71,13 @@ public class DatasetResource {
     }
 
     @GET
-    @Path("{name}")
+    @Path(MetadataApi.DATASET)
     public Dataset get(@PathParam("name") String name) {
         return datasets.get(name);
     }
 
     @DELETE
-    @Path("{name}")
+    @Path(MetadataApi.DATASET)
     public Response delete(@PathParam("name") String name) {
         datasets.delete(name);
         return Response.noContent().build();
@@ -87,20 +88,20 @@ public class DatasetResource {
      * the request is on Kafka; the dataset's {@code cachedBytes} fall as the workers drop their blocks.
      */
     @DELETE
-    @Path("{name}/cache")
+    @Path(MetadataApi.CACHE)
     public CompletionStage<Response> freeCache(@PathParam("name") String name, @QueryParam("path") String path) {
         String normalised = DatasetPaths.normalize("path", path);
         return datasets.freeCache(name, normalised).thenApply(freeing -> Response.accepted(freeing).build());
     }
 
     @POST
-    @Path("{name}/sync")
+    @Path(MetadataApi.SYNC)
     public Response sync(@PathParam("name") String name) {
         return Response.accepted(datasets.sync(name)).build();
     }
 
     @GET
-    @Path("{name}/files")
+    @Path(MetadataApi.FILES)
     @Timed(value = "granary.metadata.listing", description = "Listing a dataset's files from the metadata cache")
     public FileListing files(@PathParam("name") String name, @QueryParam("prefix") String prefix,
                              @QueryParam("delimiter") String delimiter, @QueryParam("cursor") String cursor,
@@ -113,12 +114,12 @@ public class DatasetResource {
     }
 
     @GET
-    @Path("{name}/files/{path: .+}")
+    @Path(MetadataApi.FILE)
     public FileInfo stat(@PathParam("name") String name, @PathParam("path") String path) {
         datasets.require(name);
         String normalised = DatasetPaths.normalize("path", path);
         return files.stat(name, normalised).orElseThrow(() ->
-                new NotFoundException("no file '" + normalised + "' in dataset '" + name + "'"));
+                new NotFoundException("path", "no file '" + normalised + "' in dataset '" + name + "'"));
     }
 
     /**
@@ -126,16 +127,16 @@ public class DatasetResource {
      * 404 when it is gone.
      */
     @POST
-    @Path("{name}/files/{path: .+}/refresh")
+    @Path(MetadataApi.REFRESH)
     @Consumes(MediaType.WILDCARD)  // no body
     public FileInfo refresh(@PathParam("name") String name, @PathParam("path") String path) {
         String normalised = DatasetPaths.normalize("path", path);
         return datasets.refresh(name, normalised).orElseThrow(() ->
-                new NotFoundException("no file '" + normalised + "' in dataset '" + name + "'"));
+                new NotFoundException("path", "no file '" + normalised + "' in dataset '" + name + "'"));
     }
 
     @GET
-    @Path("{name}/nodes")
+    @Path(MetadataApi.NODES)
     public List<NodeCache> nodes(@PathParam("name") String name) {
         datasets.require(name);
         return statistics.nodes(name);

@@ -1,5 +1,6 @@
 package io.granary.metadata.rest;
 
+import io.granary.contracts.dataset.MetadataApi;
 import io.granary.contracts.worker.Worker;
 import io.granary.metadata.service.Membership;
 import jakarta.ws.rs.GET;
@@ -10,7 +11,7 @@ import jakarta.ws.rs.core.MediaType;
 import java.util.List;
 
 /** The cache workers: tiers, capacity, use, last heartbeat, and whether they are live. */
-@Path("/api/v1/workers")
+@Path(MetadataApi.WORKERS)
 @Produces(MediaType.APPLICATION_JSON)
 public class WorkerResource {
 

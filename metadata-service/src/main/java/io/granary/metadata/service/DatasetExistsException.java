@@ -1,9 +1,11 @@
 package io.granary.metadata.service;
 
-/** A dataset of that name exists already: 409. */
-public class DatasetExistsException extends RuntimeException {
+import io.granary.kit.rest.ConflictException;
+
+/** A dataset of that name exists already: 409 naming {@code name}. */
+public class DatasetExistsException extends ConflictException {
 
     public DatasetExistsException(String name) {
-        super("dataset '" + name + "' already exists");
+        super("name", "dataset '" + name + "' already exists");
     }
 }

@@ -11,7 +11,7 @@ import io.granary.metadata.store.CachedBytes;
 import io.granary.metadata.store.DatasetRegistry;
 import io.granary.metadata.store.FileTree;
 import io.granary.metadata.store.LoadLeases;
-import io.granary.metadata.understore.CountedUnderStores;
+import io.granary.ufs.MountedStores;
 import io.granary.ufs.UnderStoreException;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.annotation.PreDestroy;
@@ -40,7 +40,7 @@ public class DatasetService {
     private final FileTree files;
     private final CachedBytes cachedBytes;
     private final CacheStatistics statistics;
-    private final CountedUnderStores stores;
+    private final MountedStores stores;
     private final MetadataLoader loader;
     private final DatasetEventPublisher events;
     private final Clock clock;
@@ -53,7 +53,7 @@ public class DatasetService {
     private final LoadLeases leases;
 
     DatasetService(DatasetRegistry registry, FileTree files, CachedBytes cachedBytes, CacheStatistics statistics,
-                   CountedUnderStores stores, MetadataLoader loader, DatasetEventPublisher events, Clock clock,
+                   MountedStores stores, MetadataLoader loader, DatasetEventPublisher events, Clock clock,
                    LoadLeases leases) {
         this.leases = leases;
         this.registry = registry;
@@ -107,6 +107,7 @@ public class DatasetService {
     /** Re-reads the dataset's metadata from the under-store in the background. */
     public Dataset sync(String name) {
         Dataset dataset = stored(name);
+        stores.forget(dataset.spec().mounts());  // a sync reopens them: a rotated secret, a moved endpoint
         String failure = checkMounts(dataset.spec().mounts());
         if (failure != null) {
             return withStatistics(registry.update(name, d -> new Dataset(d.spec(), d.status().failed(failure)))
@@ -123,9 +124,11 @@ public class DatasetService {
 
     /** Forgets the dataset, its file metadata and statistics; the under-store is untouched. */
     public void delete(String name) {
+        Dataset dataset = stored(name);
         if (!registry.delete(name)) {
             throw new DatasetNotFoundException(name);
         }
+        stores.forget(dataset.spec().mounts());
         files.drop(name);
         cachedBytes.drop(name);
         events.publish(DatasetEvent.of(DatasetEvent.Type.DELETED, name, clock.instant()));

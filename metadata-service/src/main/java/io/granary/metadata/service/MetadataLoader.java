@@ -7,8 +7,8 @@ import io.granary.contracts.dataset.MountedPath;
 import io.granary.contracts.events.DatasetEvent;
 import io.granary.metadata.events.DatasetEventPublisher;
 import io.granary.metadata.store.FileTree;
-import io.granary.metadata.understore.CountedUnderStores;
 import io.granary.ufs.ListPage;
+import io.granary.ufs.MountedStores;
 import io.granary.ufs.ObjectInfo;
 import io.granary.ufs.ObjectNotFoundException;
 import io.granary.ufs.UnderStore;
@@ -29,12 +29,12 @@ import java.util.Optional;
 @ApplicationScoped
 public class MetadataLoader {
 
-    private final CountedUnderStores stores;
+    private final MountedStores stores;
     private final FileTree files;
     private final DatasetEventPublisher events;
     private final Clock clock;
 
-    MetadataLoader(CountedUnderStores stores, FileTree files, DatasetEventPublisher events, Clock clock) {
+    MetadataLoader(MountedStores stores, FileTree files, DatasetEventPublisher events, Clock clock) {
         this.stores = stores;
         this.files = files;
         this.events = events;
@@ -70,8 +70,8 @@ public class MetadataLoader {
         MountedPath mounted = MountedPath.resolve(dataset.spec().mounts(), path);
         Optional<FileInfo> now = Optional.empty();
         if (mounted != null) {
-            try (UnderStore store = stores.open(mounted.mount())) {
-                ObjectInfo object = store.stat(mounted.key());
+            try {
+                ObjectInfo object = stores.store(mounted.mount()).stat(mounted.key());
                 now = Optional.of(new FileInfo(path, object.size(), object.mtime(), object.etag()));
             } catch (ObjectNotFoundException e) {
                 // gone: dropped below
@@ -116,33 +116,32 @@ public class MetadataLoader {
             long count = 0;
             long bytes = 0;
             String previous = null;
-            try (UnderStore store = stores.open(mount)) {
-                String cursor = null;
-                do {
-                    ListPage page = store.list("", null, cursor, UnderStore.MAX_PAGE);
-                    List<FileInfo> changed = new ArrayList<>();
-                    for (ObjectInfo object : page.objects()) {
-                        String path = root + object.path();
-                        if (shadowed(path)) {
-                            continue;
-                        }
-                        removeBetween(previous, path);
-                        FileInfo info = new FileInfo(path, object.size(), object.mtime(), object.etag());
-                        Optional<FileInfo> known = cached.contains(path) ? files.stat(dataset, path) : Optional.empty();
-                        if (known.isEmpty() || !known.get().equals(info)) {
-                            changed.add(info);
-                        }
-                        previous = path;
-                        count++;
-                        bytes += object.size();
+            UnderStore store = stores.store(mount);
+            String cursor = null;
+            do {
+                ListPage page = store.list("", null, cursor, UnderStore.MAX_PAGE);
+                List<FileInfo> changed = new ArrayList<>();
+                for (ObjectInfo object : page.objects()) {
+                    String path = root + object.path();
+                    if (shadowed(path)) {
+                        continue;
                     }
-                    files.putAll(dataset, changed);
-                    if (announce) {
-                        changed.forEach(info -> announce(info.path(), info.etag()));
+                    removeBetween(previous, path);
+                    FileInfo info = new FileInfo(path, object.size(), object.mtime(), object.etag());
+                    Optional<FileInfo> known = cached.contains(path) ? files.stat(dataset, path) : Optional.empty();
+                    if (known.isEmpty() || !known.get().equals(info)) {
+                        changed.add(info);
                     }
-                    cursor = page.nextCursor();
-                } while (cursor != null);
-            }
+                    previous = path;
+                    count++;
+                    bytes += object.size();
+                }
+                files.putAll(dataset, changed);
+                if (announce) {
+                    changed.forEach(info -> announce(info.path(), info.etag()));
+                }
+                cursor = page.nextCursor();
+            } while (cursor != null);
             removeBetween(previous, null);
             return new Totals(count, bytes);
         }
