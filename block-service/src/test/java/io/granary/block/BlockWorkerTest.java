@@ -62,16 +62,16 @@ class BlockWorkerTest {
     private static final Map<String, byte[]> CONTENT = new HashMap<>();
     private static Map<String, String> etags;
 
-    @ConfigProperty(name = "granary.devstack.s3.endpoint")
+    @ConfigProperty(name = "devstack.s3.endpoint")
     String s3;
 
-    @ConfigProperty(name = "granary.devstack.s3.data-dir")
+    @ConfigProperty(name = "devstack.s3.data-dir")
     Path buckets;
 
-    @ConfigProperty(name = "granary.test.metadata-service-url")
+    @ConfigProperty(name = "granary.metadata-url")
     String metadata;
 
-    @ConfigProperty(name = "granary.test.work-dir")
+    @ConfigProperty(name = "test.work-dir")
     Path work;
 
     @ConfigProperty(name = "kafka.bootstrap.servers")
@@ -116,7 +116,7 @@ class BlockWorkerTest {
             assertThat(first.get(path)).as(path).isEqualTo(CONTENT.get(path));
             assertThat(second.get(path)).as(path).isEqualTo(CONTENT.get(path));
         }
-        given().get("/q/metrics").then().body(containsString("granary_understore_reads_total"))
+        given().get("/q/metrics").then().body(containsString("granary_understore_requests_total{op=\"read\"}"))
                 .body(containsString("granary_block_reads_total{level=\"MEM\",result=\"hit\"}"));
     }
 
@@ -145,7 +145,7 @@ class BlockWorkerTest {
     @Test
     void reportsHealthyWithMetricsAndOpenApi() {
         given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
-                .body(containsString("dataset-events"));
+                .body(containsString(Topics.DATASET_EVENTS));
         given().get("/q/openapi").then().statusCode(200).body(containsString("/blocks/load"));
         given().get("/q/metrics").then().statusCode(200).body(containsString("granary_block_singleflight_waits_total"));
     }

@@ -1,12 +1,11 @@
 package io.granary.block;
 
-import io.restassured.http.ContentType;
-import io.restassured.path.json.JsonPath;
-
+import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.S3Resource;
 import io.granary.ufs.Credentials;
 import io.granary.ufs.S3Location;
 import io.granary.ufs.S3UnderStore;
+import io.restassured.path.json.JsonPath;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -28,7 +27,6 @@ import java.util.Map;
 import java.util.Random;
 
 import static io.restassured.RestAssured.given;
-import static org.awaitility.Awaitility.await;
 
 /** Buckets seeded on S3Proxy's disk, datasets created through the real metadata-service, and block reads over HTTP. */
 final class Fixtures {
@@ -60,14 +58,7 @@ final class Fixtures {
     /** Creates a dataset over the bucket and waits until its metadata is loaded; returns path → etag. */
     static Map<String, String> dataset(String metadataUrl, String s3Endpoint, String name, String bucket,
                                        String blockSize) {
-        String body = """
-                {"name":"%s","blockSize":"%s","mounts":[{"uri":"s3://%s/","credentialsRef":"devstack-s3",
-                 "options":{"endpoint":"%s","region":"us-east-1","pathStyle":"true"}}]}
-                """.formatted(name, blockSize, bucket, s3Endpoint);
-        given().baseUri(metadataUrl).contentType(ContentType.JSON).body(body).post("/api/v1/datasets")
-                .then().statusCode(201);
-        await().atMost(Duration.ofSeconds(60)).until(() -> "Bound".equals(given().baseUri(metadataUrl)
-                .get("/api/v1/datasets/" + name).jsonPath().getString("status.phase")));
+        Datasets.createBound(URI.create(metadataUrl), Datasets.spec(name, blockSize, Datasets.s3Mount(bucket, s3Endpoint)));
         JsonPath files = given().baseUri(metadataUrl).get("/api/v1/datasets/" + name + "/files?limit=1000").jsonPath();
         Map<String, String> etags = new HashMap<>();
         List<Map<String, Object>> entries = files.getList("files");

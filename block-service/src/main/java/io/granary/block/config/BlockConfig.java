@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /** Configuration of one cache worker, under {@code granary.block}. */
 @ConfigMapping(prefix = "granary.block")
@@ -16,9 +15,6 @@ public interface BlockConfig {
 
     /** Unique id of this worker; placement hashes it, so keep it stable across restarts. */
     String workerId();
-
-    /** The Kubernetes node (or host) this worker runs on. */
-    String node();
 
     /** Base URL gateways and the preload-service use to reach this worker. */
     String advertisedAddress();
@@ -44,12 +40,6 @@ public interface BlockConfig {
     /** How long a dataset's definition is trusted before it is asked for again; events drop it sooner. */
     @WithDefault("60s")
     Duration datasetTtl();
-
-    /** Directories under which {@code file://} mounts may be read (the metadata-service's allowed roots). */
-    Optional<List<Path>> allowedRoots();
-
-    /** Kubernetes-style secrets directory for mounts' credentialsRef; else env GRANARY_SECRET_<REF>_ACCESS_KEY. */
-    Optional<Path> secretsDir();
 
     /** Cache levels, fastest first, as Fluid's tieredstore: MEM is a tmpfs directory, SSD/HDD disk directories. */
     List<Level> levels();

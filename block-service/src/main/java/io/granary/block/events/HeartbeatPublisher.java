@@ -1,13 +1,13 @@
 package io.granary.block.events;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.block.config.BlockConfig;
 import io.granary.block.stats.ReadStats;
 import io.granary.block.store.TieredStore;
 import io.granary.contracts.events.HeartbeatEvent;
+import io.granary.contracts.events.Topics;
+import io.granary.kit.config.GranaryConfig;
+import io.granary.kit.events.KafkaEvents;
 import io.quarkus.scheduler.Scheduled;
-import io.smallrye.reactive.messaging.kafka.Record;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
@@ -18,27 +18,29 @@ import java.time.Instant;
 @ApplicationScoped
 public class HeartbeatPublisher {
 
-    private final Emitter<Record<String, String>> emitter;
+    private final Emitter<String> emitter;
+    private final KafkaEvents events;
     private final BlockConfig config;
+    private final String node;
     private final TieredStore store;
     private final ReadStats stats;
-    private final ObjectMapper json;
 
-    HeartbeatPublisher(@Channel("worker-heartbeats") Emitter<Record<String, String>> emitter, BlockConfig config,
-                       TieredStore store, ReadStats stats, ObjectMapper json) {
+    HeartbeatPublisher(@Channel(Topics.WORKER_HEARTBEATS) Emitter<String> emitter, KafkaEvents events,
+                       BlockConfig config, GranaryConfig shared, TieredStore store, ReadStats stats) {
         this.emitter = emitter;
+        this.node = shared.node();
+        this.events = events;
         this.config = config;
         this.store = store;
         this.stats = stats;
-        this.json = json;
     }
 
     // Delayed: the first beat must not race the Kafka emitter being connected at start.
     @Scheduled(every = "${granary.block.heartbeat-interval}", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    void beat() throws JsonProcessingException {
-        HeartbeatEvent heartbeat = new HeartbeatEvent(config.workerId(), config.node(), config.advertisedAddress(),
+    void beat() {
+        HeartbeatEvent heartbeat = new HeartbeatEvent(config.workerId(), node, config.advertisedAddress(),
                 config.labels(), store.tiers(), stats.hits(), stats.misses(), stats.bytesServed(),
                 stats.underStoreBytesRead(), stats.byDataset(), store.bytesByDataset(), Instant.now());
-        emitter.send(Record.of(config.workerId(), json.writeValueAsString(heartbeat)));
+        events.send(emitter, Topics.WORKER_HEARTBEATS, config.workerId(), heartbeat);
     }
 }

@@ -4,9 +4,11 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.granary.block.config.BlockConfig;
 import io.granary.contracts.dataset.DatasetSpec;
+import io.granary.kit.client.MetadataClient;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.ws.rs.WebApplicationException;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
+
+import java.util.Optional;
 
 /**
  * Datasets' definitions (mounts, block size), asked of the metadata-service once and kept for {@code dataset-ttl};
@@ -23,23 +25,18 @@ public class DatasetDirectory {
         this.specs = Caffeine.newBuilder().expireAfterWrite(config.datasetTtl()).maximumSize(10_000).build();
     }
 
-    /** @throws UnknownDatasetException when the metadata-service does not know the dataset */
+    /** @throws NoSuchDatasetException when the metadata-service does not know the dataset */
     public DatasetSpec spec(String dataset) {
-        return specs.get(dataset, this::fetch);
+        return specs.get(dataset, name -> metadata.findDataset(name)
+                .orElseThrow(() -> new NoSuchDatasetException(name)).spec().withDefaults());
+    }
+
+    /** The definition as known now, without asking: the one an event is about to replace. */
+    public Optional<DatasetSpec> cached(String dataset) {
+        return Optional.ofNullable(specs.getIfPresent(dataset));
     }
 
     public void forget(String dataset) {
         specs.invalidate(dataset);
-    }
-
-    private DatasetSpec fetch(String dataset) {
-        try {
-            return metadata.dataset(dataset).spec().withDefaults();
-        } catch (WebApplicationException e) {
-            if (e.getResponse().getStatus() == 404) {
-                throw new UnknownDatasetException(dataset);
-            }
-            throw e;
-        }
     }
 }

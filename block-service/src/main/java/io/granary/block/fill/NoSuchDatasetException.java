@@ -1,9 +1,11 @@
 package io.granary.block.fill;
 
-/** The metadata-service knows no dataset of this name (deleted, or never created). */
-public class UnknownDatasetException extends RuntimeException {
+import io.granary.kit.rest.NotFoundException;
 
-    public UnknownDatasetException(String dataset) {
-        super("no dataset '" + dataset + "'");
+/** The metadata-service knows no dataset of this name (deleted, or never created): 404 naming {@code dataset}. */
+public class NoSuchDatasetException extends NotFoundException {
+
+    public NoSuchDatasetException(String dataset) {
+        super("dataset", "no dataset '" + dataset + "'");
     }
 }

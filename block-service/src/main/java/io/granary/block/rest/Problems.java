@@ -1,7 +1,7 @@
 package io.granary.block.rest;
 
 import io.granary.block.fill.NoSuchBlockException;
-import io.granary.block.fill.UnknownDatasetException;
+import io.granary.block.fill.NoSuchDatasetException;
 import io.granary.contracts.validation.Problem;
 import io.granary.contracts.validation.ValidationException;
 import io.granary.ufs.ObjectChangedException;
@@ -23,7 +23,7 @@ final class Problems {
     static Problem of(Throwable failure) {
         if (failure instanceof ValidationException e) {
             return Problem.of(400, "Bad Request", e.getMessage(), e.field());
-        } else if (failure instanceof UnknownDatasetException) {
+        } else if (failure instanceof NoSuchDatasetException) {
             return Problem.of(404, "Not Found", failure.getMessage(), "dataset");
         } else if (failure instanceof ObjectNotFoundException) {
             return Problem.of(404, "Not Found", failure.getMessage(), "path");

@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What this worker served and fetched since it started: the totals heartbeats carry (so a lost heartbeat loses
- * nothing) and the same figures as Prometheus meters. Meters are created once; the hot path only adds.
+ * nothing) and the same figures as Prometheus meters. Meters are created once; the hot path only adds. Requests to
+ * the under-store are counted by operation where every service counts them ({@code granary_understore_requests_total}).
  */
 @ApplicationScoped
 public class ReadStats {
@@ -24,6 +25,7 @@ public class ReadStats {
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder bytesServed = new LongAdder();
+    private final LongAdder underStoreReads = new LongAdder();
     private final LongAdder underStoreBytes = new LongAdder();
     private final Map<String, DatasetReads> datasets = new ConcurrentHashMap<>();
 
@@ -33,7 +35,6 @@ public class ReadStats {
     private final Counter missCounter;
     private final Counter bypassCounter;
     private final Counter bypassBytes;
-    private final Counter underStoreReads;
     private final Counter underStoreBytesCounter;
     private final Timer underStoreLatency;
     private final Counter singleFlightWaits;
@@ -48,7 +49,6 @@ public class ReadStats {
         missCounter = registry.counter("granary.block.reads", "result", "miss", "level", "none");
         bypassCounter = registry.counter("granary.block.reads", "result", "bypass", "level", "none");
         bypassBytes = registry.counter("granary.block.bytes.served", "level", "none");
-        underStoreReads = registry.counter("granary.understore.reads");
         underStoreBytesCounter = registry.counter("granary.understore.bytes");
         underStoreLatency = Timer.builder("granary.understore.read.latency")
                 .description("time until the under-store answers a block read").publishPercentileHistogram()
@@ -128,7 +128,7 @@ public class ReadStats {
     }
 
     public long underStoreReadCount() {
-        return (long) underStoreReads.count();
+        return underStoreReads.sum();
     }
 
     public Map<String, ReadCounters> byDataset() {
