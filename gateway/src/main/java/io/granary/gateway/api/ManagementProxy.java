@@ -1,6 +1,8 @@
 package io.granary.gateway.api;
 
+import io.granary.contracts.dataload.DataLoadApi;
 import io.granary.gateway.config.GatewayConfig;
+import io.granary.kit.config.GranaryConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
@@ -25,14 +27,14 @@ public class ManagementProxy {
     private final HttpProxy metadata;
     private final HttpProxy preload;
 
-    ManagementProxy(Vertx vertx, GatewayConfig config) {
+    ManagementProxy(Vertx vertx, GatewayConfig config, GranaryConfig shared) {
         this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(2000));
-        this.metadata = HttpProxy.reverseProxy(client).origin(address(config.metadataUrl()));
+        this.metadata = HttpProxy.reverseProxy(client).origin(address(shared.metadataUrl()));
         this.preload = HttpProxy.reverseProxy(client).origin(address(config.preloadUrl()));
     }
 
     void routes(@Observes Router router) {
-        router.route("/api/v1/dataloads*").order(-90).handler(ctx -> preload.handle(ctx.request()));
+        router.route(DataLoadApi.DATALOADS + "*").order(-90).handler(ctx -> preload.handle(ctx.request()));
         router.route("/api/v1/*").order(-89).handler(ctx -> metadata.handle(ctx.request()));
     }
 

@@ -1,8 +1,9 @@
-package io.granary.gateway.metadata;
+package io.granary.gateway.client;
 
 import io.granary.contracts.placement.RendezvousPlacement;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.config.GatewayConfig;
+import io.granary.kit.client.MetadataClient;
 import io.quarkus.runtime.Startup;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -23,9 +24,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 @ApplicationScoped
 @Startup
-public class Membership {
+public class LiveWorkers {
 
-    private static final Logger LOG = Logger.getLogger(Membership.class);
+    private static final Logger LOG = Logger.getLogger(LiveWorkers.class);
 
     private final MetadataClient metadata;
     private final Duration suspectFor;
@@ -33,7 +34,7 @@ public class Membership {
     private final Map<String, Instant> suspects = new ConcurrentHashMap<>();
     private volatile List<Worker> workers = List.of();
 
-    Membership(@RestClient MetadataClient metadata, GatewayConfig config) {
+    LiveWorkers(@RestClient MetadataClient metadata, GatewayConfig config) {
         this.metadata = metadata;
         this.suspectFor = config.read().suspectFor();
     }

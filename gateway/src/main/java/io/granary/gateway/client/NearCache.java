@@ -1,11 +1,11 @@
-package io.granary.gateway.metadata;
+package io.granary.gateway.client;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
+import io.granary.kit.client.MetadataClient;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.ws.rs.WebApplicationException;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
 import java.time.Duration;
@@ -36,12 +36,12 @@ public class NearCache {
     }
 
     public Optional<Dataset> dataset(String name) {
-        return datasets.get(name, key -> absentOn404(() -> metadata.dataset(key)));
+        return datasets.get(name, metadata::findDataset);
     }
 
     /** @param path a normalised dataset path */
     public Optional<FileInfo> file(String dataset, String path) {
-        return files.get(new FileKey(dataset, path), key -> absentOn404(() -> metadata.stat(key.dataset(), key.path())));
+        return files.get(new FileKey(dataset, path), key -> metadata.findFile(key.dataset(), key.path()));
     }
 
     /** The dataset as cached now, without asking (the definition an event is about to replace). */
@@ -69,16 +69,5 @@ public class NearCache {
     public void forgetDataset(String name) {
         datasets.invalidate(name);
         files.asMap().keySet().removeIf(key -> key.dataset().equals(name));
-    }
-
-    private static <T> Optional<T> absentOn404(java.util.function.Supplier<T> call) {
-        try {
-            return Optional.ofNullable(call.get());
-        } catch (WebApplicationException e) {
-            if (e.getResponse().getStatus() == 404) {
-                return Optional.empty();
-            }
-            throw e;
-        }
     }
 }

@@ -13,10 +13,6 @@ import java.util.Optional;
 @ConfigMapping(prefix = "granary.gateway")
 public interface GatewayConfig {
 
-    /** The metadata-service that owns datasets, files and workers. */
-    @WithDefault("http://127.0.0.1:8081")
-    URI metadataUrl();
-
     /** The preload-service that owns DataLoads. */
     @WithDefault("http://127.0.0.1:8084")
     URI preloadUrl();
@@ -25,25 +21,17 @@ public interface GatewayConfig {
     @WithDefault("us-east-1")
     String region();
 
-    /** The node (host) this gateway runs on: workers on the same node are read by short-circuit. */
-    String node();
-
     Auth auth();
 
     Read read();
 
     /** Where uploads are staged before they go to the under-store and the cache. */
+    @WithDefault(".granary/gateway/spool")
     Path spoolDir();
 
     /** Staged bodies and upload parts untouched this long are removed (abandoned uploads, dead requests). */
     @WithDefault("24h")
     Duration spoolMaxAge();
-
-    /** Local directories a {@code file://} mount may point into (as the other services); empty: none. */
-    Optional<List<Path>> allowedRoots();
-
-    /** Directory of mounted secrets ({@code <dir>/<name>/accessKey}); unset: the environment only. */
-    Optional<Path> secretsDir();
 
     interface Auth {
 

@@ -1,56 +1,54 @@
 package io.granary.gateway.events;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.events.DatasetEvent;
-import io.granary.gateway.metadata.Membership;
-import io.granary.gateway.metadata.NearCache;
-import io.granary.gateway.understore.MountedStores;
-import io.micrometer.core.instrument.MeterRegistry;
+import io.granary.contracts.events.Topics;
+import io.granary.contracts.validation.Check;
+import io.granary.gateway.client.LiveWorkers;
+import io.granary.gateway.client.NearCache;
+import io.granary.kit.events.KafkaEvents;
+import io.granary.ufs.MountedStores;
+import io.smallrye.common.annotation.Blocking;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
 /**
- * Dataset events keep the gateway's near cache of metadata honest and its worker list fresh. Every gateway replica
- * reads every event (its own consumer group); a message that does not parse goes to {@code granary.deadletter}.
+ * Dataset events keep the gateway's near cache of metadata honest, its under-stores current and its worker list
+ * fresh. Every gateway replica reads every event (its own consumer group). Blocking: re-reading the workers is a
+ * REST call, and forgetting a dataset walks its cached stats; neither belongs on an event loop.
  */
 @ApplicationScoped
-public class DatasetEventsConsumer {
+public class NearCacheInvalidator {
 
-    private static final Logger LOG = Logger.getLogger(DatasetEventsConsumer.class);
+    private static final Logger LOG = Logger.getLogger(NearCacheInvalidator.class);
 
-    private final ObjectMapper json;
-    private final MeterRegistry metrics;
+    private final KafkaEvents events;
     private final NearCache near;
-    private final Membership membership;
+    private final LiveWorkers liveWorkers;
     private final MountedStores stores;
 
-    DatasetEventsConsumer(ObjectMapper json, MeterRegistry metrics, NearCache near, Membership membership,
-                          MountedStores stores) {
-        this.json = json;
-        this.metrics = metrics;
+    NearCacheInvalidator(KafkaEvents events, NearCache near, LiveWorkers liveWorkers, MountedStores stores) {
+        this.events = events;
         this.near = near;
-        this.membership = membership;
+        this.liveWorkers = liveWorkers;
         this.stores = stores;
     }
 
-    @Incoming("dataset-events")
-    public void onDatasetEvent(String message) throws JsonProcessingException {
-        DatasetEvent event = json.readValue(message, DatasetEvent.class);
-        if (event == null || event.type() == null) {
-            throw new IllegalArgumentException("a dataset event needs a type");
-        }
-        metrics.counter("granary.events.consumed", "topic", "granary.dataset.events").increment();
-        LOG.debugf("dataset %s %s", event.dataset(), event.type());
-        switch (event.type()) {
-            case WORKER_JOINED, WORKER_LEFT -> membership.refresh();
-            case FILE_CHANGED -> near.forgetFile(event.dataset(), event.path());
-            case SYNCED -> near.forgetDataset(event.dataset());
-            case CREATED, UPDATED, DELETED -> {
-                near.cachedDataset(event.dataset()).ifPresent(stores::forget);
-                near.forgetDataset(event.dataset());
+    @Incoming(Topics.DATASET_EVENTS)
+    @Blocking
+    public void onDatasetEvent(String message) {
+        events.consume(Topics.DATASET_EVENTS, message, DatasetEvent.class, event -> {
+            Check.required("type", event.type());
+            LOG.debugf("dataset %s %s", event.dataset(), event.type());
+            switch (event.type()) {
+                case WORKER_JOINED, WORKER_LEFT -> liveWorkers.refresh();
+                case FILE_CHANGED -> near.forgetFile(event.dataset(), event.path());
+                case SYNCED -> near.forgetDataset(event.dataset());
+                case CREATED, UPDATED, DELETED -> {
+                    near.cachedDataset(event.dataset()).ifPresent(d -> stores.forget(d.spec().mounts()));
+                    near.forgetDataset(event.dataset());
+                }
             }
-        }
+        });
     }
 }

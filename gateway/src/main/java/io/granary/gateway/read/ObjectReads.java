@@ -4,10 +4,10 @@ import io.granary.contracts.block.BlockSlice;
 import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
+import io.granary.gateway.client.LiveWorkers;
 import io.granary.gateway.config.GatewayConfig;
-import io.granary.gateway.metadata.Membership;
 import io.granary.gateway.metrics.GatewayMetrics;
-import io.granary.gateway.understore.MountedStores;
+import io.granary.ufs.MountedStores;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -24,7 +24,7 @@ public class ObjectReads {
 
     final Vertx vertx;
     final HttpClient workers;
-    final Membership membership;
+    final LiveWorkers liveWorkers;
     final ShortCircuit shortCircuit;
     final MountedStores stores;
     final GatewayMetrics metrics;
@@ -33,14 +33,14 @@ public class ObjectReads {
     final int readAhead;
     final long ownerTimeoutMillis;
 
-    ObjectReads(Vertx vertx, Membership membership, ShortCircuit shortCircuit, MountedStores stores,
+    ObjectReads(Vertx vertx, LiveWorkers liveWorkers, ShortCircuit shortCircuit, MountedStores stores,
                 GatewayMetrics metrics, WorkerLoads loads, LocalReadReports localReads, GatewayConfig config) {
         this.loads = loads;
         this.localReads = localReads;
         this.vertx = vertx;
         this.workers = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(64).setKeepAlive(true)
                 .setTcpNoDelay(true).setConnectTimeout(2000));
-        this.membership = membership;
+        this.liveWorkers = liveWorkers;
         this.shortCircuit = shortCircuit;
         this.stores = stores;
         this.metrics = metrics;

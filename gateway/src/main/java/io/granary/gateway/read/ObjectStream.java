@@ -154,7 +154,7 @@ final class ObjectStream {
             Throwable cause = piped.cause();
             boolean ownerAtFault = !(cause instanceof BlockFetch.OwnerRefused refused) || refused.status() >= 500;
             if (ownerAtFault) {
-                reads.membership.suspect(current.owner(), cause);
+                reads.liveWorkers.suspect(current.owner(), cause);
             }
             LOG.debugf("block %d of %s from %s failed after %d bytes: %s", slice.index(), file.path(),
                     current.owner().id(), current.written(), cause.getMessage());
@@ -232,7 +232,7 @@ final class ObjectStream {
     }
 
     private List<Worker> owners(String blockId) {
-        return reads.membership.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
+        return reads.liveWorkers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
     }
 
     private Optional<LocalFile> local(List<Worker> owners, String blockId) {

@@ -8,8 +8,8 @@ import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
+import io.granary.gateway.client.LiveWorkers;
 import io.granary.gateway.config.GatewayConfig;
-import io.granary.gateway.metadata.Membership;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
@@ -29,7 +29,7 @@ public class SequentialPrefetch {
 
     private static final Logger LOG = Logger.getLogger(SequentialPrefetch.class);
 
-    private final Membership membership;
+    private final LiveWorkers liveWorkers;
     private final ShortCircuit shortCircuit;
     private final WorkerLoads loads;
     private final int blocksAhead;
@@ -37,8 +37,8 @@ public class SequentialPrefetch {
     private final Cache<String, Long> ends = Caffeine.newBuilder().maximumSize(100_000)
             .expireAfterAccess(Duration.ofMinutes(2)).build();
 
-    SequentialPrefetch(Membership membership, ShortCircuit shortCircuit, WorkerLoads loads, GatewayConfig config) {
-        this.membership = membership;
+    SequentialPrefetch(LiveWorkers liveWorkers, ShortCircuit shortCircuit, WorkerLoads loads, GatewayConfig config) {
+        this.liveWorkers = liveWorkers;
         this.shortCircuit = shortCircuit;
         this.loads = loads;
         this.blocksAhead = config.read().readAhead();
@@ -58,7 +58,7 @@ public class SequentialPrefetch {
         Map<Worker, List<BlockRef>> byOwner = new java.util.HashMap<>();
         for (int index = first; index <= last; index++) {
             String blockId = BlockId.of(dataset.name(), file.path(), file.etag(), index).toString();
-            List<Worker> owners = membership.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
+            List<Worker> owners = liveWorkers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
             if (!owners.isEmpty() && shortCircuit.find(owners.get(0), dataset.name(), blockId).isEmpty()) {
                 byOwner.computeIfAbsent(owners.get(0), o -> new ArrayList<>()).add(new BlockRef(file.path(), file.etag(), index));
             }

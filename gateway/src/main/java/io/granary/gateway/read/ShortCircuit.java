@@ -3,6 +3,7 @@ package io.granary.gateway.read;
 import io.granary.contracts.worker.Tier;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.config.GatewayConfig;
+import io.granary.kit.config.GranaryConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.nio.file.Files;
@@ -21,9 +22,9 @@ public class ShortCircuit {
     private final boolean enabled;
     private final String node;
 
-    ShortCircuit(GatewayConfig config) {
+    ShortCircuit(GatewayConfig config, GranaryConfig shared) {
         this.enabled = config.read().shortCircuit();
-        this.node = config.node();
+        this.node = shared.node();
     }
 
     /** Whether this worker's block files are read here (it runs on this node). */

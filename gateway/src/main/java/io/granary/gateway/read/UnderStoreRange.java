@@ -2,7 +2,7 @@ package io.granary.gateway.read;
 
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
-import io.granary.gateway.understore.MountedStores;
+import io.granary.ufs.MountedStores;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -25,8 +25,7 @@ final class UnderStoreRange {
     static Future<Long> send(Vertx vertx, MountedStores stores, Dataset dataset, FileInfo file, long offset,
                              long length, HttpServerResponse out) {
         return vertx.executeBlocking(() -> {
-            MountedStores.Located located = stores.locate(dataset, file.path());
-            stores.count("read");
+            MountedStores.Located located = stores.locate(dataset.spec().mounts(), file.path());
             long sent = 0;
             try (InputStream in = located.store().read(located.key(), file.etag(), offset, length)) {
                 byte[] chunk = new byte[CHUNK];

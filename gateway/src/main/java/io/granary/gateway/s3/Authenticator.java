@@ -5,6 +5,7 @@ import io.granary.gateway.auth.IncomingRequest;
 import io.granary.gateway.auth.Principal;
 import io.granary.gateway.auth.SigV4Verifier;
 import io.granary.gateway.config.GatewayConfig;
+import io.granary.kit.config.GranaryConfig;
 import io.granary.ufs.Credentials;
 import io.granary.ufs.CredentialsResolver;
 import io.vertx.core.http.HttpServerRequest;
@@ -31,8 +32,8 @@ public class Authenticator {
 
     private final SigV4Verifier verifier;
 
-    Authenticator(GatewayConfig config) {
-        CredentialsResolver resolver = CredentialsResolver.fromEnvironment(config.secretsDir().orElse(null));
+    Authenticator(GatewayConfig config, GranaryConfig shared) {
+        CredentialsResolver resolver = CredentialsResolver.fromEnvironment(shared.secretsDir().orElse(null));
         Map<String, String> keys = new ConcurrentHashMap<>();
         for (String ref : config.auth().credentialsRefs().orElse(List.of())) {
             Optional<Credentials> credentials = resolver.resolve(ref);

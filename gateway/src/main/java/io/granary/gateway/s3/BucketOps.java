@@ -3,7 +3,7 @@ package io.granary.gateway.s3;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.dataset.FileListing;
-import io.granary.gateway.metadata.MetadataClient;
+import io.granary.kit.client.MetadataClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 

@@ -3,7 +3,7 @@ package io.granary.gateway.s3;
 import io.granary.contracts.block.ByteRange;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
-import io.granary.gateway.metadata.NearCache;
+import io.granary.gateway.client.NearCache;
 import io.granary.gateway.read.ObjectReads;
 import io.granary.gateway.read.SequentialPrefetch;
 import io.vertx.core.Future;

@@ -6,7 +6,7 @@ import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
-import io.granary.gateway.metadata.Membership;
+import io.granary.gateway.client.LiveWorkers;
 import io.granary.gateway.metrics.GatewayMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -41,16 +41,16 @@ public class CachePush {
 
     private final Vertx vertx;
     private final HttpClient client;
-    private final Membership membership;
+    private final LiveWorkers liveWorkers;
     private final GatewayMetrics metrics;
 
-    CachePush(Vertx vertx, Membership membership, GatewayMetrics metrics) {
+    CachePush(Vertx vertx, LiveWorkers liveWorkers, GatewayMetrics metrics) {
         this.vertx = vertx;
         // Idle on the connection, either way: a request's own idle timeout only counts response bytes, and a
         // large block takes a while to send before the worker answers.
         this.client = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(16).setKeepAlive(true)
                 .setConnectTimeout(2000).setIdleTimeout(IDLE_TIMEOUT_SECONDS));
-        this.membership = membership;
+        this.liveWorkers = liveWorkers;
         this.metrics = metrics;
     }
 
@@ -71,7 +71,7 @@ public class CachePush {
         long offset = index * blockSize;
         long length = Blocks.length(file.size(), blockSize, index);
         List<Future<Void>> copies = new ArrayList<>();
-        for (Worker owner : membership.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas())) {
+        for (Worker owner : liveWorkers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas())) {
             copies.add(put(owner, dataset.name(), file, staged, index, offset, length).recover(failure -> {
                 LOG.warnf("block %d of %s not written to %s: %s", index, file.path(), owner.id(), failure.getMessage());
                 metrics.writeThrough("failed", length);

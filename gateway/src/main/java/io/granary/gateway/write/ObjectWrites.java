@@ -3,10 +3,10 @@ package io.granary.gateway.write;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.gateway.auth.Principal;
+import io.granary.gateway.client.NearCache;
 import io.granary.gateway.config.GatewayConfig;
-import io.granary.gateway.metadata.MetadataClient;
-import io.granary.gateway.metadata.NearCache;
-import io.granary.gateway.understore.MountedStores;
+import io.granary.kit.client.MetadataClient;
+import io.granary.ufs.MountedStores;
 import io.granary.ufs.ObjectInfo;
 import io.granary.ufs.UploadedPart;
 import io.vertx.core.Future;
@@ -61,8 +61,7 @@ public class ObjectWrites {
 
     public Future<UploadedObject> put(HttpServerRequest http, Principal principal, Dataset dataset, String key) {
         return BodySpool.spool(vertx, http, principal, spool).compose(body -> vertx.<FileInfo>executeBlocking(() -> {
-            MountedStores.Located located = stores.locate(dataset, key);
-            stores.count("write");
+            MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
             ObjectInfo written;
             try (InputStream in = Files.newInputStream(body.file())) {
                 written = located.store().write(located.key(), in, body.size());
@@ -74,8 +73,7 @@ public class ObjectWrites {
 
     /** Blocking. */
     public String createUpload(Dataset dataset, String key) {
-        MountedStores.Located located = stores.locate(dataset, key);
-        stores.count("upload");
+        MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
         return located.store().startUpload(located.key());
     }
 
@@ -85,8 +83,7 @@ public class ObjectWrites {
             return Future.failedFuture(io.granary.gateway.s3.S3Exception.invalidArgument("uploadId is required"));
         }
         return BodySpool.spool(vertx, http, principal, spool).compose(body -> vertx.<String>executeBlocking(() -> {
-            MountedStores.Located located = stores.locate(dataset, key);
-            stores.count("upload");
+            MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
             String etag;
             try (InputStream in = Files.newInputStream(body.file())) {
                 etag = located.store().uploadPart(located.key(), uploadId, partNumber, in, body.size());
@@ -104,8 +101,7 @@ public class ObjectWrites {
      * before the push ends only misses the blocks not there yet.
      */
     public UploadedObject completeUpload(Dataset dataset, String key, String uploadId, List<UploadedPart> parts) {
-        MountedStores.Located located = stores.locate(dataset, key);
-        stores.count("upload");
+        MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
         ObjectInfo written = located.store().completeUpload(located.key(), uploadId, parts);
         FileInfo file = known(dataset, key, written);
         vertx.executeBlocking(() -> join(uploadId, parts), false)
@@ -127,16 +123,14 @@ public class ObjectWrites {
 
     /** Blocking. */
     public void abortUpload(Dataset dataset, String key, String uploadId) {
-        MountedStores.Located located = stores.locate(dataset, key);
-        stores.count("upload");
+        MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
         located.store().abortUpload(located.key(), uploadId);
         forget(uploadId);
     }
 
     /** Blocking. Deleting a missing key is no error, as in S3. */
     public void delete(Dataset dataset, String key) {
-        MountedStores.Located located = stores.locate(dataset, key);
-        stores.count("delete");
+        MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
         located.store().delete(located.key());
         refresh(dataset, key);
         near.forgetFile(dataset.name(), key);
@@ -150,14 +144,13 @@ public class ObjectWrites {
         return file;
     }
 
+    /** Gone (a delete) is a fine answer; any other failure only delays what the next sync finds. */
     private void refresh(Dataset dataset, String key) {
         try {
-            metadata.refresh(dataset.name(), key);
+            metadata.findRefreshed(dataset.name(), key);
         } catch (WebApplicationException e) {
-            if (e.getResponse().getStatus() != 404) {
-                LOG.warnf("metadata of %s/%s not refreshed (%s); the next sync will find it", dataset.name(), key,
-                        e.getMessage());
-            }
+            LOG.warnf("metadata of %s/%s not refreshed (%s); the next sync will find it", dataset.name(), key,
+                    e.getMessage());
         }
     }
 

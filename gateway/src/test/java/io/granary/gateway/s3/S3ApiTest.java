@@ -1,5 +1,7 @@
 package io.granary.gateway.s3;
 
+import io.granary.contracts.events.Topics;
+import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.S3Resource;
 import io.granary.devstack.testing.StackResource;
 import io.granary.ufs.Credentials;
@@ -9,7 +11,6 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.http.ContentType;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,24 +69,27 @@ import static org.awaitility.Awaitility.await;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class S3ApiTest {
 
+    /** Every service counts its requests to the under-store the same way. */
+    private static final String UNDER_STORE_READS = "granary_understore_requests_total\\{op=\"read\"}";
+
     private static final int MIB = 1 << 20;
 
     @TestHTTPResource("/")
     URI gateway;
 
-    @ConfigProperty(name = "granary.devstack.s3.endpoint")
+    @ConfigProperty(name = "devstack.s3.endpoint")
     String s3Endpoint;
 
-    @ConfigProperty(name = "granary.devstack.s3.data-dir")
+    @ConfigProperty(name = "devstack.s3.data-dir")
     Path buckets;
 
-    @ConfigProperty(name = "granary.test.block-service-url")
+    @ConfigProperty(name = "test.block-service-url")
     String worker1;
 
-    @ConfigProperty(name = "granary.test.block-service-2-url")
+    @ConfigProperty(name = "test.block-service-2-url")
     String worker2;
 
-    @ConfigProperty(name = "granary.test.block-service-2-pid")
+    @ConfigProperty(name = "test.block-service-2-pid")
     long worker2Pid;
 
     private S3Client s3;
@@ -291,7 +295,7 @@ class S3ApiTest {
     void healthMetricsAndOpenApiAreServedBesideTheS3Api() {
         given().baseUri(gateway.toString()).get("/q/health/ready").then().statusCode(200)
                 .body("status", org.hamcrest.Matchers.equalTo("UP"))
-                .body(org.hamcrest.Matchers.containsString("dataset-events"));
+                .body(org.hamcrest.Matchers.containsString(Topics.DATASET_EVENTS));
         given().baseUri(gateway.toString()).get("/q/openapi").then().statusCode(200)
                 .body(org.hamcrest.Matchers.containsString("gateway"));
         given().baseUri(gateway.toString()).get("/q/metrics").then().statusCode(200)
@@ -377,10 +381,10 @@ class S3ApiTest {
 
     /** Under-store reads anywhere: by the two workers (a dead one reads nothing) and by the gateway itself. */
     private double underStoreReads() {
-        double reads = metric(gateway, "granary_gateway_ufs_requests_total\\{op=\"read\"}");
+        double reads = metric(gateway, UNDER_STORE_READS);
         for (String worker : List.of(worker1, worker2)) {
             try {
-                reads += metric(URI.create(worker), "granary_understore_reads_total");
+                reads += metric(URI.create(worker), UNDER_STORE_READS);
             } catch (RuntimeException e) {
                 // killed
             }
@@ -408,13 +412,7 @@ class S3ApiTest {
 
     /** Through the gateway: the management API is proxied to the metadata-service. */
     private void createDataset(String name, String blockSize, String bucket) {
-        given().baseUri(gateway.toString()).contentType(ContentType.JSON).body(Map.of("name", name,
-                        "blockSize", blockSize,
-                        "mounts", List.of(Map.of("uri", "s3://" + bucket + "/", "credentialsRef", "devstack-s3",
-                                "options", Map.of("endpoint", s3Endpoint, "pathStyle", "true")))))
-                .post("/api/v1/datasets").then().statusCode(201);
-        await().atMost(Duration.ofSeconds(60)).until(() -> "Bound".equals(given().baseUri(gateway.toString())
-                .get("/api/v1/datasets/" + name).jsonPath().getString("status.phase")));
+        Datasets.createBound(gateway, Datasets.spec(name, blockSize, Datasets.s3Mount(bucket, s3Endpoint)));
     }
 
     private S3Client client(String accessKey, String secretKey) {
