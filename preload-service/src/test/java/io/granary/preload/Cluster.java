@@ -5,10 +5,11 @@ import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.placement.RendezvousPlacement;
 import io.granary.contracts.worker.Worker;
-import io.restassured.http.ContentType;
+import io.granary.devstack.testing.Datasets;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,12 +45,8 @@ final class Cluster {
         }
     }
 
-    void dataset(String name, String blockSize, String mountsJson) {
-        given().baseUri(metadata).contentType(ContentType.JSON)
-                .body("{\"name\":\"" + name + "\",\"blockSize\":\"" + blockSize + "\",\"mounts\":" + mountsJson + "}")
-                .post("/api/v1/datasets").then().statusCode(201);
-        await().atMost(Duration.ofSeconds(60)).until(() -> "Bound".equals(given().baseUri(metadata)
-                .get("/api/v1/datasets/" + name).jsonPath().getString("status.phase")));
+    void dataset(String name, String blockSize, String... mounts) {
+        Datasets.createBound(URI.create(metadata), Datasets.spec(name, blockSize, mounts));
     }
 
     List<FileInfo> files(String dataset) {

@@ -7,6 +7,7 @@ import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.events.DeadLetter;
 import io.granary.contracts.events.Topics;
 import io.granary.contracts.worker.Worker;
+import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.S3Resource;
 import io.granary.devstack.testing.StackResource;
 import io.granary.preload.service.DataLoads;
@@ -57,16 +58,16 @@ class DataLoadTest {
 
     private static final int MIB = 1 << 20;
 
-    @ConfigProperty(name = "granary.test.metadata-service-url")
+    @ConfigProperty(name = "granary.metadata-url")
     String metadataUrl;
 
-    @ConfigProperty(name = "granary.test.local-root")
+    @ConfigProperty(name = "granary.allowed-roots")
     Path localRoot;
 
-    @ConfigProperty(name = "granary.devstack.s3.endpoint")
+    @ConfigProperty(name = "devstack.s3.endpoint")
     String s3;
 
-    @ConfigProperty(name = "granary.devstack.s3.data-dir")
+    @ConfigProperty(name = "devstack.s3.data-dir")
     Path buckets;
 
     @ConfigProperty(name = "kafka.bootstrap.servers")
@@ -90,9 +91,9 @@ class DataLoadTest {
             bucket.write("model.bin", new ByteArrayInputStream(big), big.length);
         }
         // The small files on a local mount, the multi-block file in S3 under the mount named "ckpt".
-        cluster.dataset("warm", "1MiB", "[{\"uri\":\"" + localRoot.resolve("warm").toUri() + "\"},"
-                + "{\"uri\":\"s3://warm-big/\",\"name\":\"ckpt\",\"credentialsRef\":\"devstack-s3\","
-                + "\"options\":{\"endpoint\":\"" + s3 + "\",\"pathStyle\":\"true\"}}]");
+        cluster.dataset("warm", "1MiB", Datasets.localMount(localRoot.resolve("warm")),
+                "{\"uri\":\"s3://warm-big/\",\"name\":\"ckpt\",\"credentialsRef\":\"devstack-s3\","
+                        + "\"options\":{\"endpoint\":\"" + s3 + "\",\"pathStyle\":\"true\"}}");
         List<Worker> workers = cluster.liveWorkers(2);
         List<FileInfo> files = cluster.files("warm");
         assertThat(files).hasSize(2001);
@@ -129,7 +130,7 @@ class DataLoadTest {
     void twoReplicasPutEveryBlockOnBothWorkers() {
         Cluster cluster = new Cluster(metadataUrl);
         Cluster.files(localRoot.resolve("twice"), 200, 5000, 3);
-        cluster.dataset("twice", "1MiB", "[{\"uri\":\"" + localRoot.resolve("twice").toUri() + "\"}]");
+        cluster.dataset("twice", "1MiB", Datasets.localMount(localRoot.resolve("twice")));
         List<Worker> workers = cluster.liveWorkers(2);
         long total = cluster.files("twice").stream().mapToLong(FileInfo::size).sum();
 
@@ -147,7 +148,7 @@ class DataLoadTest {
     void theSameRequestIdTwiceRunsOneLoad() throws Exception {
         Cluster cluster = new Cluster(metadataUrl);
         Cluster.files(localRoot.resolve("once"), 30, 1000, 4);
-        cluster.dataset("once", "1MiB", "[{\"uri\":\"" + localRoot.resolve("once").toUri() + "\"}]");
+        cluster.dataset("once", "1MiB", Datasets.localMount(localRoot.resolve("once")));
         String request = "{\"requestId\":\"nightly-7\",\"dataset\":\"once\",\"targets\":[{\"path\":\"\"}]}";
         String id = DataLoads.idOf("nightly-7");
         try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
@@ -168,7 +169,7 @@ class DataLoadTest {
     void metadataOnlyRefreshesTheMetadataCacheAndLoadsNoBlock() throws Exception {
         Cluster cluster = new Cluster(metadataUrl);
         Cluster.files(localRoot.resolve("meta"), 10, 1000, 5);
-        cluster.dataset("meta", "1MiB", "[{\"uri\":\"" + localRoot.resolve("meta").toUri() + "\"}]");
+        cluster.dataset("meta", "1MiB", Datasets.localMount(localRoot.resolve("meta")));
         Files.writeString(localRoot.resolve("meta/added-later.txt"), "new");
         List<Worker> workers = cluster.liveWorkers(2);
 
@@ -185,7 +186,7 @@ class DataLoadTest {
     void aCronLoadRunsOnItsScheduleUntilCancelled() throws Exception {
         Cluster cluster = new Cluster(metadataUrl);
         Cluster.files(localRoot.resolve("cron"), 5, 100, 6);
-        cluster.dataset("cron", "1MiB", "[{\"uri\":\"" + localRoot.resolve("cron").toUri() + "\"}]");
+        cluster.dataset("cron", "1MiB", Datasets.localMount(localRoot.resolve("cron")));
 
         String id = start("{\"dataset\":\"cron\",\"targets\":[{\"path\":\"\"}],\"policy\":\"Cron\","
                 + "\"schedule\":\"*/2 * * * * *\"}");
@@ -202,7 +203,7 @@ class DataLoadTest {
     void cancelStopsALoadBeforeItStarts() {
         Cluster cluster = new Cluster(metadataUrl);
         Cluster.files(localRoot.resolve("cancel"), 100, 1000, 8);
-        cluster.dataset("cancel", "1MiB", "[{\"uri\":\"" + localRoot.resolve("cancel").toUri() + "\"}]");
+        cluster.dataset("cancel", "1MiB", Datasets.localMount(localRoot.resolve("cancel")));
         String cron = start("{\"dataset\":\"cancel\",\"targets\":[{\"path\":\"\"}],\"policy\":\"Cron\","
                 + "\"schedule\":\"0 0 1 1 *\"}");  // next New Year: it waits
 
@@ -216,7 +217,7 @@ class DataLoadTest {
     void malformedRequestsAreDeadLetteredWithAReasonAndTheNextGoodOneRuns() throws Exception {
         Cluster cluster = new Cluster(metadataUrl);
         Cluster.files(localRoot.resolve("after"), 3, 100, 9);
-        cluster.dataset("after", "1MiB", "[{\"uri\":\"" + localRoot.resolve("after").toUri() + "\"}]");
+        cluster.dataset("after", "1MiB", Datasets.localMount(localRoot.resolve("after")));
         List<String> bad = List.of(
                 "{not json",
                 "{\"requestId\":\"bad-dataset\",\"dataset\":\"no-such-dataset\",\"targets\":[{\"path\":\"\"}]}",
@@ -261,7 +262,7 @@ class DataLoadTest {
 
         Cluster cluster = new Cluster(metadataUrl);
         Cluster.files(localRoot.resolve("sse"), 50, 20_000, 10);
-        cluster.dataset("sse", "1MiB", "[{\"uri\":\"" + localRoot.resolve("sse").toUri() + "\"}]");
+        cluster.dataset("sse", "1MiB", Datasets.localMount(localRoot.resolve("sse")));
         String id = start("{\"dataset\":\"sse\",\"targets\":[{\"path\":\"\"}]}");
         HttpResponse<Stream<String>> events = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create(base + "api/v1/dataloads/" + id + "/events")).timeout(Duration.ofSeconds(60)).build(),

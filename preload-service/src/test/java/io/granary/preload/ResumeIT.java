@@ -4,6 +4,7 @@ import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 import io.granary.devstack.Ports;
 import io.granary.devstack.ServiceProcess;
+import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.StackResource;
 import io.restassured.http.ContentType;
 import org.junit.jupiter.api.AfterAll;
@@ -46,19 +47,19 @@ class ResumeIT {
     private static Map<String, String> preloadConfig(Path data) {
         return Map.of(
                 "kafka.bootstrap.servers", config.get("kafka.bootstrap.servers"),
-                "quarkus.rest-client.metadata.url", config.get("granary.test.metadata-service-url"),
+                "granary.metadata-url", config.get("granary.metadata-url"),
                 "granary.preload.data-dir", data.toString(),
                 "granary.preload.bandwidth-limit", "8MiB");
     }
 
     @Test
     void cancelStopsALoadMidWay() throws IOException {
-        Path local = Path.of(config.get("granary.test.local-root"));
+        Path local = Path.of(config.get("granary.allowed-roots"));
         Cluster.files(local.resolve("halt"), 40, 2 << 20, 12);
-        Cluster cluster = new Cluster(config.get("granary.test.metadata-service-url"));
-        cluster.dataset("halt", "1MiB", "[{\"uri\":\"" + local.resolve("halt").toUri() + "\"}]");
+        Cluster cluster = new Cluster(config.get("granary.metadata-url"));
+        cluster.dataset("halt", "1MiB", Datasets.localMount(local.resolve("halt")));
         String worker = cluster.liveWorkers(1).get(0).address();
-        Path data = Files.createDirectories(Path.of(config.get("granary.test.work-dir")).resolve("halt"));
+        Path data = Files.createDirectories(Path.of(config.get("test.work-dir")).resolve("halt"));
         int port = Ports.free();
         String url = "http://127.0.0.1:" + port;
         try (ServiceProcess preload = ServiceProcess.start("preload-service", port, preloadConfig(data), data)) {
@@ -82,12 +83,12 @@ class ResumeIT {
 
     @Test
     void aLoadInterruptedByARestartCompletes() throws IOException {
-        Path local = Path.of(config.get("granary.test.local-root"));
+        Path local = Path.of(config.get("granary.allowed-roots"));
         Cluster.files(local.resolve("resume"), 40, 2 << 20, 11);  // 80 MiB at 8 MiB/s: ten seconds of loading
-        Cluster cluster = new Cluster(config.get("granary.test.metadata-service-url"));
-        cluster.dataset("resume", "1MiB", "[{\"uri\":\"" + local.resolve("resume").toUri() + "\"}]");
+        Cluster cluster = new Cluster(config.get("granary.metadata-url"));
+        cluster.dataset("resume", "1MiB", Datasets.localMount(local.resolve("resume")));
         List<Worker> workers = cluster.liveWorkers(1);
-        Path data = Files.createDirectories(Path.of(config.get("granary.test.work-dir")).resolve("preload"));
+        Path data = Files.createDirectories(Path.of(config.get("test.work-dir")).resolve("preload"));
         int port = Ports.free();
         Map<String, String> properties = preloadConfig(data);
         String url = "http://127.0.0.1:" + port;

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.dataload.PreloadRequest;
-import io.granary.contracts.validation.ValidationException;
+import io.granary.contracts.events.Topics;
+import io.granary.kit.events.KafkaEvents;
 import io.granary.preload.service.DataLoads;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.common.annotation.Blocking;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
@@ -15,41 +15,37 @@ import org.jboss.logging.Logger;
 /**
  * Preload requests from pipelines. The load is recorded before the method returns, and only then is the message
  * acknowledged (its offset committed): a request is never lost between Kafka and the store. A request that does
- * not parse or validate, or names an unknown dataset, throws: the channel's dead-letter strategy sends it to
- * {@code granary.deadletter} with the reason, a Failed status says why when it carried a requestId, and the next
- * message is read as usual.
+ * not parse or validate, or names an unknown dataset, goes to {@code granary.deadletter} with the reason
+ * ({@link KafkaEvents}), a Failed status says why when it carried a requestId, and the next message is read as
+ * usual.
  */
 @ApplicationScoped
 public class PreloadRequestConsumer {
 
     private static final Logger LOG = Logger.getLogger(PreloadRequestConsumer.class);
 
+    private final KafkaEvents events;
     private final ObjectMapper json;
-    private final MeterRegistry metrics;
     private final DataLoads loads;
 
-    PreloadRequestConsumer(ObjectMapper json, MeterRegistry metrics, DataLoads loads) {
+    PreloadRequestConsumer(KafkaEvents events, ObjectMapper json, DataLoads loads) {
+        this.events = events;
         this.json = json;
-        this.metrics = metrics;
         this.loads = loads;
     }
 
-    @Incoming("preload-requests")
+    @Incoming(Topics.PRELOAD_REQUESTS)
     @Blocking
-    public void onRequest(String message) throws JsonProcessingException {
+    public void onRequest(String message) {
         try {
-            PreloadRequest request = json.readValue(message, PreloadRequest.class);
-            if (request == null) {
-                throw new ValidationException("value", "is empty");
-            }
-            request = request.validate();
-            loads.submit(request.requestId(), request.spec());
-            metrics.counter("granary.events.consumed", "topic", "granary.preload.requests").increment();
-            LOG.infof("preload request %s for dataset %s accepted", request.requestId(), request.dataset());
-        } catch (ValidationException | JsonProcessingException e) {
-            metrics.counter("granary.events.deadlettered", "topic", "granary.preload.requests").increment();
-            refuse(message, e.getMessage());
-            throw e;
+            events.consume(Topics.PRELOAD_REQUESTS, message, PreloadRequest.class, received -> {
+                PreloadRequest request = received.validate();
+                loads.submit(request.requestId(), request.spec());
+                LOG.infof("preload request %s for dataset %s accepted", request.requestId(), request.dataset());
+            });
+        } catch (IllegalArgumentException refused) {
+            refuse(message, refused.getMessage());
+            throw refused;
         }
     }
 

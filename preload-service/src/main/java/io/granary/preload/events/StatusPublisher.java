@@ -1,32 +1,25 @@
 package io.granary.preload.events;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.dataload.DataLoadStatus;
-import io.smallrye.reactive.messaging.kafka.Record;
+import io.granary.contracts.events.Topics;
+import io.granary.kit.events.KafkaEvents;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
-
-import java.io.UncheckedIOException;
 
 /** Publishes DataLoad progress keyed by load id, so one load's updates stay in order. */
 @ApplicationScoped
 public class StatusPublisher {
 
-    private final Emitter<Record<String, String>> emitter;
-    private final ObjectMapper json;
+    private final Emitter<String> emitter;
+    private final KafkaEvents events;
 
-    StatusPublisher(@Channel("preload-status") Emitter<Record<String, String>> emitter, ObjectMapper json) {
+    StatusPublisher(@Channel(Topics.PRELOAD_STATUS) Emitter<String> emitter, KafkaEvents events) {
         this.emitter = emitter;
-        this.json = json;
+        this.events = events;
     }
 
     public void publish(DataLoadStatus status) {
-        try {
-            emitter.send(Record.of(status.id(), json.writeValueAsString(status)));
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException(e);
-        }
+        events.send(emitter, Topics.PRELOAD_STATUS, status.id(), status);
     }
 }

@@ -1,8 +1,11 @@
 package io.granary.preload.service;
 
-public class DataLoadNotFoundException extends RuntimeException {
+import io.granary.kit.rest.NotFoundException;
+
+/** No DataLoad of that id on this replica: 404. */
+public class DataLoadNotFoundException extends NotFoundException {
 
     public DataLoadNotFoundException(String id) {
-        super("no DataLoad '" + id + "'");
+        super(null, "no DataLoad '" + id + "'");
     }
 }

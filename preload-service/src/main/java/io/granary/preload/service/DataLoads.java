@@ -3,18 +3,13 @@ package io.granary.preload.service;
 import io.granary.contracts.dataload.DataLoadPhase;
 import io.granary.contracts.dataload.DataLoadSpec;
 import io.granary.contracts.dataload.DataLoadStatus;
-import io.granary.contracts.dataload.FileError;
 import io.granary.contracts.dataload.LoadPolicy;
-import io.granary.contracts.block.ByteSize;
-import io.granary.preload.client.MetadataClient;
-import io.granary.preload.client.Workers;
+import io.granary.kit.client.MetadataClient;
 import io.granary.preload.config.PreloadConfig;
 import io.granary.preload.events.StatusPublisher;
+import io.granary.preload.metrics.DataLoadMetrics;
 import io.granary.preload.store.LoadRecord;
 import io.granary.preload.store.LoadStore;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Multi;
 import jakarta.annotation.PreDestroy;
@@ -37,17 +32,16 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The DataLoads of this replica: accepted (recorded before anything else), queued by priority, run
- * {@code concurrent-loads} at a time, re-run on their cron schedule, cancelled on request, and resumed after a
- * restart. Every status change goes to {@code granary.preload.status} and to the load's event stream.
+ * The DataLoads of this replica: accepted (recorded before anything else), queued ({@link DataLoadQueue}), run
+ * {@code concurrent-loads} at a time ({@link LoadRun}), cancelled on request, and resumed after a restart. Every
+ * status change goes to {@code granary.preload.status} and to the load's event stream.
  */
 @ApplicationScoped
 public class DataLoads {
@@ -56,43 +50,27 @@ public class DataLoads {
     private static final Duration TICK = Duration.ofMillis(500);
 
     private final MetadataClient metadata;
-    private final Workers workers;
+    private final WorkerBatches batches;
     private final LoadStore store;
     private final StatusPublisher publisher;
+    private final DataLoadMetrics metrics;
     private final PreloadConfig config;
     private final Clock clock = Clock.systemUTC();
     private final Map<String, TrackedLoad> loads = new ConcurrentHashMap<>();
-    private final PriorityBlockingQueue<Queued> queue = new PriorityBlockingQueue<>(16, Queued.ORDER);
-    private final AtomicLong arrivals = new AtomicLong();
-    private final Map<String, Semaphore> perWorker = new ConcurrentHashMap<>();
-    private final Throttle throttle;
+    private final DataLoadQueue queue = new DataLoadQueue();
     private final ExecutorService runners;
-    private final ExecutorService batches;
-    private final ScheduledExecutorService timers;
-    private final Counter bytesPreloaded;
-    private final Counter filesPreloaded;
+    private final ScheduledExecutorService ticks = Executors.newSingleThreadScheduledExecutor(daemon("dataload-tick"));
 
-    DataLoads(@RestClient MetadataClient metadata, Workers workers, LoadStore store, StatusPublisher publisher,
-              PreloadConfig config, MeterRegistry registry) {
+    DataLoads(@RestClient MetadataClient metadata, WorkerBatches batches, LoadStore store, StatusPublisher publisher,
+              DataLoadMetrics metrics, PreloadConfig config) {
         this.metadata = metadata;
-        this.workers = workers;
+        this.batches = batches;
         this.store = store;
         this.publisher = publisher;
+        this.metrics = metrics;
         this.config = config;
-        this.throttle = new Throttle(ByteSize.parse("bandwidthLimit", config.bandwidthLimit()));
         this.runners = Executors.newFixedThreadPool(config.concurrentLoads(), daemon("dataload"));
-        this.batches = Executors.newCachedThreadPool(daemon("dataload-batch"));
-        this.timers = Executors.newScheduledThreadPool(1, daemon("dataload-timer"));
-        this.bytesPreloaded = registry.counter("granary.preload.bytes");
-        this.filesPreloaded = registry.counter("granary.preload.files");
-        for (DataLoadPhase phase : DataLoadPhase.values()) {
-            Gauge.builder("granary.preload.loads", loads, all -> all.values().stream()
-                    .filter(load -> load.status.phase() == phase).count()).tag("phase", phase.name()).register(registry);
-        }
-        Gauge.builder("granary.preload.throughput", loads, all -> all.values().stream()
-                        .filter(load -> load.status.phase() == DataLoadPhase.LOADING)
-                        .mapToDouble(load -> load.status.bytesPerSecond()).sum())
-                .description("bytes per second all running loads fill").baseUnit("bytes").register(registry);
+        metrics.watch(() -> loads.values().stream().map(load -> load.status));
     }
 
     /** Picks up what the last run of this service left: unfinished loads run again, cron loads are rescheduled. */
@@ -105,9 +83,9 @@ public class DataLoads {
             }
             if (load.status.phase() == DataLoadPhase.LOADING) {
                 LOG.infof("DataLoad %s was running when the service stopped: running it again", load.id);
-                update(load, pending(load.id, load.spec.dataset()));
+                update(load, DataLoadStatus.pending(load.id, load.spec.dataset(), clock.instant()));
             }
-            schedule(load);
+            queue.schedule(load);
         }
         for (int i = 0; i < config.concurrentLoads(); i++) {
             runners.execute(this::runQueued);
@@ -129,12 +107,15 @@ public class DataLoads {
             if (existing != null) {
                 return existing.status;
             }
-            requireDataset(spec.dataset());
-            TrackedLoad load = new TrackedLoad(new LoadRecord(id, requestId, spec, pending(id, spec.dataset())));
+            if (metadata.findDataset(spec.dataset()).isEmpty()) {
+                throw new UnknownDatasetException(spec.dataset());
+            }
+            TrackedLoad load = new TrackedLoad(new LoadRecord(id, requestId, spec,
+                    DataLoadStatus.pending(id, spec.dataset(), clock.instant())));
             store.save(load.record());
             loads.put(id, load);
             publish(load);
-            schedule(load);
+            queue.schedule(load);
             return load.status;
         }
     }
@@ -145,8 +126,7 @@ public class DataLoads {
         if (loads.containsKey(id)) {
             return;
         }
-        publisher.publish(new DataLoadStatus(id, dataset, DataLoadPhase.FAILED, 0, 0, 0, 0, 0, 0L, null,
-                clock.instant(), List.of(new FileError("", reason)), clock.instant()));
+        publisher.publish(DataLoadStatus.refused(id, dataset, reason, clock.instant()));
     }
 
     public DataLoadStatus get(String id) {
@@ -174,38 +154,22 @@ public class DataLoads {
             next.cancel(false);
         }
         if (load.status.phase() != DataLoadPhase.LOADING && !load.over()) {
-            finish(load, with(load.status, DataLoadPhase.CANCELLED));
+            finish(load, load.status.ended(DataLoadPhase.CANCELLED, clock.instant()));
         }
         return load.status;
-    }
-
-    private void schedule(TrackedLoad load) {
-        if (load.cancelled) {
-            return;
-        }
-        if (!load.cron()) {
-            queue.add(new Queued(load, load.spec.priority(), arrivals.incrementAndGet()));
-            return;
-        }
-        Duration wait = CronSchedules.untilNext(CronSchedules.parse(load.spec.schedule()));
-        load.nextRun = timers.schedule(() -> queue.add(new Queued(load, load.spec.priority(),
-                arrivals.incrementAndGet())), wait.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void runQueued() {
         while (!Thread.currentThread().isInterrupted()) {
             TrackedLoad load;
             try {
-                load = queue.take().load();
+                load = queue.take();
             } catch (InterruptedException e) {
                 return;
             }
-            if (load.cancelled) {
-                continue;
-            }
             run(load);
             if (load.cron() && !load.cancelled) {
-                schedule(load);
+                queue.schedule(load);
             }
         }
     }
@@ -213,7 +177,7 @@ public class DataLoads {
     private void run(TrackedLoad load) {
         Progress progress = new Progress(clock, config.maxErrors());
         update(load, progress.status(load.id, load.spec.dataset(), DataLoadPhase.LOADING));
-        ScheduledFuture<?> ticker = timers.scheduleAtFixedRate(() -> {
+        ScheduledFuture<?> ticker = ticks.scheduleAtFixedRate(() -> {
             if (load.status.phase() == DataLoadPhase.LOADING) {
                 load.status = progress.status(load.id, load.spec.dataset(), DataLoadPhase.LOADING);
                 publish(load);
@@ -221,11 +185,10 @@ public class DataLoads {
         }, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
         DataLoadPhase phase;
         try {
-            phase = new LoadRun(load, metadata, workers, batches, perWorker, config.concurrencyPerWorker(),
-                    config.batchBlocks(), throttle, progress, p -> {
-                        load.status = p.status(load.id, load.spec.dataset(), DataLoadPhase.LOADING);
-                        publish(load);
-                    }).run();
+            phase = new LoadRun(load, metadata, batches, progress, p -> {
+                load.status = p.status(load.id, load.spec.dataset(), DataLoadPhase.LOADING);
+                publish(load);
+            }).run();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             ticker.cancel(false);
@@ -241,8 +204,7 @@ public class DataLoads {
             ticker.cancel(false);
         }
         DataLoadStatus last = progress.status(load.id, load.spec.dataset(), phase);
-        bytesPreloaded.increment(last.bytesDone());
-        filesPreloaded.increment(last.filesDone());
+        metrics.ran(last);
         LOG.infof("DataLoad %s %s: %d of %d files, %d of %d bytes", load.id, phase, last.filesDone(),
                 last.filesTotal(), last.bytesDone(), last.bytesTotal());
         if (load.cron() && phase != DataLoadPhase.CANCELLED) {
@@ -276,28 +238,6 @@ public class DataLoads {
         return load;
     }
 
-    private void requireDataset(String dataset) {
-        try {
-            metadata.dataset(dataset);
-        } catch (WebApplicationException e) {
-            if (e.getResponse().getStatus() == 404) {
-                throw new UnknownDatasetException(dataset);
-            }
-            throw e;
-        }
-    }
-
-    private DataLoadStatus pending(String id, String dataset) {
-        return new DataLoadStatus(id, dataset, DataLoadPhase.PENDING, 0, 0, 0, 0, 0, null, null, null, List.of(),
-                clock.instant());
-    }
-
-    private DataLoadStatus with(DataLoadStatus status, DataLoadPhase phase) {
-        return new DataLoadStatus(status.id(), status.dataset(), phase, status.filesDone(), status.filesTotal(),
-                status.bytesDone(), status.bytesTotal(), 0, null, status.startedAt(), clock.instant(),
-                status.errors(), clock.instant());
-    }
-
     /** A load's id from its request id: the same request always names the same load. */
     public static String idOf(String requestId) {
         try {
@@ -311,16 +251,11 @@ public class DataLoads {
     @PreDestroy
     void stop() {
         runners.shutdownNow();
-        batches.shutdownNow();
-        timers.shutdownNow();
+        ticks.shutdownNow();
+        queue.close();
     }
 
-    private record Queued(TrackedLoad load, int priority, long arrival) {
-        static final Comparator<Queued> ORDER = Comparator.comparingInt(Queued::priority).reversed()
-                .thenComparingLong(Queued::arrival);
-    }
-
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
+    static ThreadFactory daemon(String name) {
         AtomicLong count = new AtomicLong();
         return runnable -> {
             Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());

@@ -12,9 +12,7 @@ import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.dataset.FileListing;
 import io.granary.contracts.placement.RendezvousPlacement;
 import io.granary.contracts.worker.Worker;
-import io.granary.preload.client.MetadataClient;
-import io.granary.preload.client.Workers;
-import jakarta.ws.rs.WebApplicationException;
+import io.granary.kit.client.MetadataClient;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;
@@ -23,9 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -42,33 +38,23 @@ final class LoadRun {
 
     private final TrackedLoad load;
     private final MetadataClient metadata;
-    private final Workers workers;
-    private final ExecutorService batches;
-    private final Map<String, Semaphore> perWorker;
-    private final int concurrencyPerWorker;
-    private final int batchBlocks;
-    private final Throttle throttle;
+    private final WorkerBatches batches;
     private final Progress progress;
     private final Consumer<Progress> report;
 
-    LoadRun(TrackedLoad load, MetadataClient metadata, Workers workers, ExecutorService batches,
-            Map<String, Semaphore> perWorker, int concurrencyPerWorker, int batchBlocks, Throttle throttle,
-            Progress progress, Consumer<Progress> report) {
+    /** @param report told of the progress once the totals are counted (the rest is reported on a timer) */
+    LoadRun(TrackedLoad load, MetadataClient metadata, WorkerBatches batches, Progress progress,
+            Consumer<Progress> report) {
         this.load = load;
         this.metadata = metadata;
-        this.workers = workers;
         this.batches = batches;
-        this.perWorker = perWorker;
-        this.concurrencyPerWorker = concurrencyPerWorker;
-        this.batchBlocks = batchBlocks;
-        this.throttle = throttle;
         this.progress = progress;
         this.report = report;
     }
 
     /** @return the phase the run ended in */
     DataLoadPhase run() throws InterruptedException {
-        Dataset dataset = dataset();
+        Dataset dataset = metadata.findDataset(load.spec.dataset()).orElse(null);
         if (dataset == null) {
             progress.failed("", "dataset " + load.spec.dataset() + " no longer exists");
             return DataLoadPhase.FAILED;
@@ -101,17 +87,6 @@ final class LoadRun {
             return DataLoadPhase.CANCELLED;
         }
         return progress.failures() > 0 ? DataLoadPhase.FAILED : DataLoadPhase.COMPLETE;
-    }
-
-    private Dataset dataset() {
-        try {
-            return metadata.dataset(load.spec.dataset());
-        } catch (WebApplicationException e) {
-            if (e.getResponse().getStatus() == 404) {
-                return null;
-            }
-            throw e;
-        }
     }
 
     /** metadataOnly: list the dataset from the under-store again into the metadata cache, and no block. */
@@ -161,8 +136,8 @@ final class LoadRun {
         }
         List<Future<?>> sent = new ArrayList<>();
         byOwner.forEach((owner, refs) -> {
-            for (int from = 0; from < refs.size(); from += batchBlocks) {
-                List<BlockRef> batch = refs.subList(from, Math.min(refs.size(), from + batchBlocks));
+            for (int from = 0; from < refs.size(); from += batches.batchBlocks()) {
+                List<BlockRef> batch = refs.subList(from, Math.min(refs.size(), from + batches.batchBlocks()));
                 sent.add(batches.submit(() -> {
                     send(owner, batch, blockSize, files, remaining);
                     return null;
@@ -184,23 +159,19 @@ final class LoadRun {
         for (BlockRef ref : batch) {
             bytes += Blocks.length(files.get(ref.path()).size(), blockSize, ref.index());
         }
-        throttle.acquire(bytes);
-        Semaphore slots = perWorker.computeIfAbsent(owner.address(), a -> new Semaphore(concurrencyPerWorker));
-        slots.acquire();
         BlockLoadResult result;
         try {
-            if (load.cancelled) {
-                return;  // checked after the waits: a cancel while this batch waited its turn stops it
-            }
-            result = workers.at(owner.address()).load(new BlockLoadRequest(load.spec.dataset(), batch, false));
+            result = batches.load(owner, new BlockLoadRequest(load.spec.dataset(), batch, false), bytes,
+                    () -> load.cancelled);
         } catch (RuntimeException e) {
             // A worker that fails (or died) fails its blocks' files; the next run of the load tries them again.
             for (BlockRef ref : batch) {
                 blockDone(ref.path(), remaining, "worker " + owner.id() + " failed: " + e.getMessage());
             }
             return;
-        } finally {
-            slots.release();
+        }
+        if (result == null) {
+            return;  // cancelled while it waited its turn
         }
         progress.bytesDone.addAndGet(result.bytes());
         Map<String, String> failedPaths = new HashMap<>();
@@ -234,7 +205,7 @@ final class LoadRun {
         /** Calls {@code each} per page of files; false when the load was cancelled on the way. */
         boolean forEachPage(LoadRun run, PageAction each) throws InterruptedException {
             if (file) {
-                each.accept(List.of(run.metadata.stat(run.load.spec.dataset(), path)));
+                each.accept(List.of(run.metadata.file(run.load.spec.dataset(), path)));
                 return !run.load.cancelled;
             }
             String cursor = null;
@@ -242,7 +213,7 @@ final class LoadRun {
                 if (run.load.cancelled) {
                     return false;
                 }
-                FileListing page = run.metadata.files(run.load.spec.dataset(), path, cursor, PAGE);
+                FileListing page = run.metadata.files(run.load.spec.dataset(), path, null, cursor, PAGE);
                 each.accept(page.files());
                 cursor = page.nextCursor();
             } while (cursor != null);
@@ -274,14 +245,6 @@ final class LoadRun {
     }
 
     private boolean isFile(String path) {
-        try {
-            metadata.stat(load.spec.dataset(), path);
-            return true;
-        } catch (WebApplicationException e) {
-            if (e.getResponse().getStatus() == 404) {
-                return false;
-            }
-            throw e;
-        }
+        return metadata.findFile(load.spec.dataset(), path).isPresent();
     }
 }
