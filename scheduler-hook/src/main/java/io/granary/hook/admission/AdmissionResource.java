@@ -2,11 +2,11 @@ package io.granary.hook.admission;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionRequest;
+import io.granary.hook.client.CacheLocation;
+import io.granary.hook.client.CacheLocator;
 import io.granary.hook.config.HookConfig;
-import io.granary.hook.metadata.CacheLocator;
-import io.granary.hook.metadata.CachedBytes;
-import io.granary.hook.metrics.HookMetrics;
 import io.granary.hook.metrics.HookMetrics.Outcome;
+import io.granary.hook.metrics.HookMetrics;
 import io.micrometer.core.instrument.Timer;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -99,17 +99,17 @@ public class AdmissionResource {
         return reviews.allow(request, pod, after, List.of());
     }
 
-    private String mutated(AdmissionRequest request, Pod pod, OptIn optIn, CachedBytes cached) {
+    private String mutated(AdmissionRequest request, Pod pod, OptIn optIn, CacheLocation cached) {
         Pod after = reviews.copy(pod);
         List<String> warnings = new ArrayList<>(optIn.warnings());
         warnings.addAll(mutation.towardData(after, optIn, cached));
         metrics.admitted(Outcome.MUTATED);
-        LOG.debugf("%s: %s", describe(request, pod), after.getMetadata().getAnnotations().get(PodMutation.PLACEMENT_ANNOTATION));
+        LOG.debugf("%s: %s", describe(request, pod), after.getMetadata().getAnnotations().get(PodMutation.AFFINITY_ANNOTATION));
         return reviews.allow(request, pod, after, warnings);
     }
 
     /**
-     * The API server calls again after a later webhook changed the pod (added a sidecar, say): the placement
+     * The API server calls again after a later webhook changed the pod (added a sidecar, say): the affinity
      * stands, and what leads to the data is given to any container that lacks it.
      */
     private String reinvoked(AdmissionRequest request, Pod pod, OptIn optIn) {

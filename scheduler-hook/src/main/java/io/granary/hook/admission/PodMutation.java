@@ -13,10 +13,10 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PreferredSchedulingTerm;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.granary.hook.affinity.LocalityTerm;
+import io.granary.hook.affinity.LocalityWeights;
+import io.granary.hook.client.CacheLocation;
 import io.granary.hook.config.HookConfig;
-import io.granary.hook.metadata.CachedBytes;
-import io.granary.hook.placement.LocalityTerm;
-import io.granary.hook.placement.LocalityWeights;
 import io.granary.hook.topology.Location;
 import io.granary.hook.topology.NodeTopology;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -37,8 +37,8 @@ import java.util.stream.Stream;
 @ApplicationScoped
 public class PodMutation {
 
-    /** Set on every pod the webhook changed: a short account of the placement, for {@code kubectl describe}. */
-    public static final String PLACEMENT_ANNOTATION = "granary.io/placement";
+    /** Set on every pod the webhook changed: a short account of the affinity given, for {@code kubectl describe}. */
+    public static final String AFFINITY_ANNOTATION = "granary.io/affinity";
     /** The label the block-service and FUSE DaemonSets select cache nodes by. */
     public static final String CACHE_NODE_LABEL = "granary.io/cache-node";
     public static final String ENDPOINT_ENV = "AWS_ENDPOINT_URL";
@@ -57,20 +57,20 @@ public class PodMutation {
 
     public static boolean alreadyMutated(Pod pod) {
         var annotations = pod.getMetadata().getAnnotations();
-        return annotations != null && annotations.containsKey(PLACEMENT_ANNOTATION);
+        return annotations != null && annotations.containsKey(AFFINITY_ANNOTATION);
     }
 
     /** Steers a pod toward its data; returns warnings for whoever created it. */
-    public List<String> towardData(Pod pod, OptIn optIn, CachedBytes cached) {
+    public List<String> towardData(Pod pod, OptIn optIn, CacheLocation cached) {
         List<String> warnings = new ArrayList<>();
         cached.unknown().forEach(dataset -> warnings.add("granary: dataset '" + dataset + "' does not exist"));
-        String placement;
+        String given;
         if (pod.getSpec().getNodeName() != null) {
             // Already bound: the scheduler is bypassed and the kubelet would reject a pod whose affinity misses.
-            placement = "bound to " + pod.getSpec().getNodeName() + " by spec.nodeName";
+            given = "bound to " + pod.getSpec().getNodeName() + " by spec.nodeName";
             warnings.add("granary: spec.nodeName is set, so no data-locality affinity is added");
         } else if (cached.none()) {
-            placement = "nothing cached yet";
+            given = "nothing cached yet";
             if (optIn.required()) {
                 warnings.add("granary: nothing of " + String.join(",", optIn.datasets()) + " is cached yet; "
                         + "scheduling is not restricted");
@@ -81,12 +81,12 @@ public class PodMutation {
             terms.forEach(term -> affinity.getPreferredDuringSchedulingIgnoredDuringExecution()
                     .add(new PreferredSchedulingTerm(selectorTerm(term), term.weight())));
             boolean required = optIn.required() && requireCacheNodes(affinity, cached, warnings);
-            placement = (required ? "required " : "") + terms.stream()
+            given = (required ? "required " : "") + terms.stream()
                     .map(PodMutation::describe).collect(Collectors.joining(" "));
         }
         List<String> known = optIn.datasets().stream().filter(d -> !cached.unknown().contains(d)).toList();
         leadToData(pod, known, optIn.mountPath());
-        annotate(pod, String.join(",", optIn.datasets()) + ": " + placement);
+        annotate(pod, String.join(",", optIn.datasets()) + ": " + given);
         return warnings;
     }
 
@@ -95,7 +95,7 @@ public class PodMutation {
      * takes exactly one value. A node whose label is not known (the node watch has not listed it yet, or it is off)
      * leaves the pod unrestricted: guessing the label from the name could match no node and leave the pod Pending.
      */
-    private boolean requireCacheNodes(NodeAffinity affinity, CachedBytes cached, List<String> warnings) {
+    private boolean requireCacheNodes(NodeAffinity affinity, CacheLocation cached, List<String> warnings) {
         List<String> nodes = cached.byNode().entrySet().stream().filter(e -> e.getValue() > 0).map(e -> e.getKey())
                 .sorted().toList();
         List<String> unknown = nodes.stream().filter(node -> topology.locate(node).hostname().isEmpty()).toList();
@@ -256,10 +256,10 @@ public class PodMutation {
         }
     }
 
-    private static void annotate(Pod pod, String placement) {
+    private static void annotate(Pod pod, String affinity) {
         if (pod.getMetadata().getAnnotations() == null) {
             pod.getMetadata().setAnnotations(new HashMap<>());
         }
-        pod.getMetadata().getAnnotations().put(PLACEMENT_ANNOTATION, placement);
+        pod.getMetadata().getAnnotations().put(AFFINITY_ANNOTATION, affinity);
     }
 }

@@ -1,4 +1,4 @@
-package io.granary.hook.placement;
+package io.granary.hook.affinity;
 
 /**
  * One preferred scheduling term toward where a pod's data is cached.

@@ -1,4 +1,4 @@
-package io.granary.hook.placement;
+package io.granary.hook.affinity;
 
 import io.granary.hook.topology.Location;
 

@@ -1,4 +1,4 @@
-package io.granary.hook.metadata;
+package io.granary.hook.client;
 
 import java.util.List;
 import java.util.Map;
@@ -9,9 +9,9 @@ import java.util.Map;
  * @param byNode  cached bytes of all of them, per node
  * @param unknown the datasets the metadata-service does not know
  */
-public record CachedBytes(Map<String, Long> byNode, List<String> unknown) {
+public record CacheLocation(Map<String, Long> byNode, List<String> unknown) {
 
-    public CachedBytes {
+    public CacheLocation {
         byNode = Map.copyOf(byNode);
         unknown = List.copyOf(unknown);
     }

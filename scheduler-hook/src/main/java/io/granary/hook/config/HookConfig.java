@@ -11,10 +11,6 @@ import java.util.Optional;
 @ConfigMapping(prefix = "granary.hook")
 public interface HookConfig {
 
-    /** The metadata-service asked for each dataset's cached bytes per node. */
-    @WithDefault("http://127.0.0.1:8081")
-    URI metadataUrl();
-
     /**
      * How long the webhook waits for the metadata-service before it admits the pod unchanged. Well inside the
      * API server's webhook timeout, so a slow metadata-service never blocks pod creation.

@@ -61,10 +61,10 @@ class AdmissionTest {
     @TestHTTPResource(value = "/q/metrics", tls = true)
     URL metrics;
 
-    @ConfigProperty(name = "granary.test.metadata-service-url")
+    @ConfigProperty(name = "granary.metadata-url")
     String metadataUrl;
 
-    @ConfigProperty(name = "granary.test.local-root")
+    @ConfigProperty(name = "granary.allowed-roots")
     Path localRoot;
 
     @ConfigProperty(name = "kafka.bootstrap.servers")
@@ -135,13 +135,13 @@ class AdmissionTest {
         }
         assertThat(Terms.env(pod.path("spec").path("containers").get(0), "EPOCHS")).isEqualTo("90");
         assertThat(pod.path("spec").path("volumes")).hasSize(1);
-        assertThat(pod.path("metadata").path("annotations").path("granary.io/placement").asText())
+        assertThat(pod.path("metadata").path("annotations").path("granary.io/affinity").asText())
                 .startsWith("imagenet: node-a=80 node-b=65 node-c=55 zone/zone-1=46");
         // The patch touches only what the hook owns.
         for (JsonNode op : Reviews.patch(answer)) {
             assertThat(op.path("op").asText()).isIn("add", "replace");
             assertThat(op.path("path").asText()).matches(
-                    "/spec/affinity|/spec/(initContainers|containers)/\\d+/env(/\\d+)?|/metadata/annotations/granary.io~1placement");
+                    "/spec/affinity|/spec/(initContainers|containers)/\\d+/env(/\\d+)?|/metadata/annotations/granary.io~1affinity");
         }
         // Everything else the API server sent is untouched.
         ObjectNode original = Reviews.pod(review);

@@ -38,7 +38,7 @@ public class SilentMetadataService implements QuarkusTestResourceLifecycleManage
         }, "silent-metadata-service");
         acceptor.setDaemon(true);
         acceptor.start();
-        return Map.of("granary.hook.metadata-url", "http://127.0.0.1:" + listener.getLocalPort());
+        return Map.of("granary.metadata-url", "http://127.0.0.1:" + listener.getLocalPort());
     }
 
     static void goDown() {
