@@ -24,15 +24,9 @@ echo "starting kafka, s3proxy, metadata-service, block-service in $WORK ..." >&2
 start_kafka
 start_s3
 start_metadata
-MEM_DIR="/dev/shm/granary-bench-$$"
-EXTRA_CLEANUP+=("$MEM_DIR")
-WORKER_PORT=$(free_port)
 # A MEM level smaller than the file, so part of it spills to the disk level and both are measured.
-start_service block-service "$WORKER_PORT" -Dgranary.block.worker-id=bench-worker \
-  -Dquarkus.rest-client.metadata.url="$METADATA_URL" -Dgranary.block.secrets-dir="$WORK/secrets" \
-  -Dgranary.block.levels[0].paths="$MEM_DIR" -Dgranary.block.levels[0].quota=$(( SIZE_MIB / 2 ))MiB \
-  -Dgranary.block.levels[1].paths="$WORK/ssd" -Dgranary.block.levels[1].quota=$(( SIZE_MIB * 2 ))MiB
-WORKER="http://127.0.0.1:$WORKER_PORT"
+start_worker bench-worker "$(( SIZE_MIB / 2 ))MiB" "$(( SIZE_MIB * 2 ))MiB"
+WORKER=$WORKER_URL
 
 echo "writing a ${SIZE_MIB} MiB object through S3 ..." >&2
 mkdir -p "$WORK/s3/s3/buckets/bench"
@@ -59,8 +53,8 @@ for (( r = 0; r < ROUNDS; r++ )); do
   done
 done > "$WORK/direct.txt"
 LOOPBACK=$(loopback_mbps)
-head -c $(( BLOCK_MIB << 20 )) /dev/urandom > "$MEM_DIR/sendfile-probe"
-SENDFILE=$(sendfile_mbps "$MEM_DIR/sendfile-probe")
+head -c $(( BLOCK_MIB << 20 )) /dev/urandom > "$GRANARY_MEM_DIR/sendfile-probe"
+SENDFILE=$(sendfile_mbps "$GRANARY_MEM_DIR/sendfile-probe")
 
 rate() { awk -v level="$1" '$3 == level { bytes += $1; secs += $2 } END { if (secs > 0) printf "%.0f", bytes / secs / 1e6; else print "n/a" }' "$2"; }
 MEM=$(rate MEM "$WORK/warm.txt")

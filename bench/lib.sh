@@ -2,7 +2,13 @@
 # Each piece runs as its own process, as ./granary up runs it; every PID is remembered and killed on exit.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=devstack/local.sh
+source "$ROOT/devstack/local.sh"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/granary-bench.XXXXXX")"
+# Every service runs in the local profile over $WORK/local ($WORK/local/.granary: their state and secrets).
+export GRANARY_ROOT="$ROOT" GRANARY_DATA_DIR="$WORK/local" GRANARY_MEM_DIR="/dev/shm/granary-bench-$$"
+export GRANARY_SERVICE_HEAP=-Xmx384m
+SECRETS="$GRANARY_DATA_DIR/.granary/secrets"
 PIDS=()
 EXTRA_CLEANUP=()
 EXIT_HOOKS=()  # functions run on exit once every process has stopped, e.g. remove_link
@@ -15,7 +21,7 @@ cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   for hook in "${EXIT_HOOKS[@]}"; do "$hook" || true; done
-  rm -rf "$WORK" "${EXTRA_CLEANUP[@]}"
+  rm -rf "$WORK" "$GRANARY_MEM_DIR" "${EXTRA_CLEANUP[@]}"
 }
 trap cleanup EXIT
 # bash does not run the EXIT trap when a signal kills it: turn Ctrl-C and kill into an exit, so cleanup runs.
@@ -61,9 +67,9 @@ start_s3() {  # start_s3 [NETNS HOST]: S3Proxy on loopback, or on HOST inside th
     > "$WORK/s3.log" 2>&1 &
   PIDS+=($!)
   wait_until 60 "$WORK/s3.log" grep -q "s3 ready" "$WORK/s3.log"
-  mkdir -p "$WORK/secrets/bench-s3"
-  printf '%s' "$S3_ACCESS" > "$WORK/secrets/bench-s3/accessKey"
-  printf '%s' "$S3_SECRET" > "$WORK/secrets/bench-s3/secretKey"
+  mkdir -p "$SECRETS/bench-s3"
+  printf '%s' "$S3_ACCESS" > "$SECRETS/bench-s3/accessKey"
+  printf '%s' "$S3_SECRET" > "$SECRETS/bench-s3/secretKey"
 }
 
 make_bucket() { mkdir -p "$WORK/s3/s3/buckets/$1"; }  # S3Proxy's filesystem backend: a bucket is a directory
@@ -71,23 +77,21 @@ make_bucket() { mkdir -p "$WORK/s3/s3/buckets/$1"; }  # S3Proxy's filesystem bac
 # s3 curl arguments: SigV4 with an unsigned payload, as S3 clients stream large bodies.
 s3curl() { curl -sS --aws-sigv4 "aws:amz:us-east-1:s3" --user "$S3_ACCESS:$S3_SECRET" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"; }
 
-start_service() {  # start_service MODULE PORT -Dkey=value...
+start_service() {  # start_service MODULE PORT -Dkey=value...: in the local profile, on this run's broker
   local module=$1 port=$2; shift 2
-  java -Xmx384m -XX:+UseSerialGC -Dquarkus.http.port="$port" -Dkafka.bootstrap.servers="127.0.0.1:$KAFKA_PORT" "$@" \
-    -jar "$ROOT/$module/target/quarkus-app/quarkus-run.jar" > "$WORK/$module-$port.log" 2>&1 &
-  PIDS+=($!)
+  start_local_service "$module" "$port" "$WORK/$module-$port.log" -Dkafka.bootstrap.servers="127.0.0.1:$KAFKA_PORT" "$@"
+  PIDS+=("$SERVICE_PID")
   wait_until 120 "$WORK/$module-$port.log" curl -sf "http://127.0.0.1:$port/q/health/ready"
 }
 
 start_metadata() {
   METADATA_PORT=$(free_port)
   local cluster; cluster=$(free_port)
-  mkdir -p "$WORK/local"
-  start_service metadata-service "$METADATA_PORT" -Dgranary.metadata.data-dir="$WORK/metadata" \
-    -Dgranary.metadata.allowed-roots="$WORK/local" \
-    -Dgranary.metadata.secrets-dir="$WORK/secrets" -Dgranary.metadata.cluster.bind-port="$cluster" \
+  mkdir -p "$GRANARY_DATA_DIR"
+  start_service metadata-service "$METADATA_PORT" -Dgranary.metadata.cluster.bind-port="$cluster" \
     "-Dgranary.metadata.cluster.initial-hosts=127.0.0.1[$cluster]"
   METADATA_URL="http://127.0.0.1:$METADATA_PORT"
+  export GRANARY_METADATA_URL="$METADATA_URL"  # every service started after it
 }
 
 create_dataset() {  # create_dataset NAME BUCKET BLOCKSIZE
@@ -96,22 +100,13 @@ create_dataset() {  # create_dataset NAME BUCKET BLOCKSIZE
 }
 
 create_dataset_over() {  # create_dataset_over NAME MOUNT-JSON BLOCKSIZE [SECONDS]
-  curl -sf -XPOST "$METADATA_URL/api/v1/datasets" -H 'content-type: application/json' \
-    -d "{\"name\":\"$1\",\"blockSize\":\"$3\",\"mounts\":[$2]}" > /dev/null || die "cannot create dataset $1"
-  wait_until "${4:-120}" "$WORK/metadata-service-$METADATA_PORT.log" \
-    bash -c "curl -sf '$METADATA_URL/api/v1/datasets/$1' | grep -q '\"phase\":\"Bound\"'"
+  create_bound_dataset "$METADATA_URL" "{\"name\":\"$1\",\"blockSize\":\"$3\",\"mounts\":[$2]}" "${4:-120}" || die "dataset $1"
 }
 
 start_worker() {  # start_worker ID MEM-QUOTA DISK-QUOTA: prints nothing, sets WORKER_URL
   local port; port=$(free_port)
-  local mem="/dev/shm/granary-bench-$$-$1"
-  EXTRA_CLEANUP+=("$mem")
   start_service block-service "$port" -Dgranary.block.worker-id="$1" -Dgranary.block.heartbeat-interval=1s \
-    -Dgranary.block.advertised-address="http://127.0.0.1:$port" \
-    -Dquarkus.rest-client.metadata.url="$METADATA_URL" -Dgranary.block.secrets-dir="$WORK/secrets" \
-    -Dgranary.block.allowed-roots="$WORK/local" \
-    -Dgranary.block.levels[0].paths="$mem" -Dgranary.block.levels[0].quota="$2" \
-    -Dgranary.block.levels[1].paths="$WORK/$1-disk" -Dgranary.block.levels[1].quota="$3"
+    -Dgranary.block.levels[0].quota="$2" -Dgranary.block.levels[1].quota="$3"
   WORKER_URL="http://127.0.0.1:$port"
 }
 
@@ -119,16 +114,14 @@ etag_of() { curl -sf "$METADATA_URL/api/v1/datasets/$1/files/$2" | python3 -c 'i
 
 start_preload() {  # sets PRELOAD_URL
   PRELOAD_PORT=$(free_port)
-  start_service preload-service "$PRELOAD_PORT" -Dquarkus.rest-client.metadata.url="$METADATA_URL" \
-    -Dgranary.preload.data-dir="$WORK/preload"
+  start_service preload-service "$PRELOAD_PORT"
   PRELOAD_URL="http://127.0.0.1:$PRELOAD_PORT"
 }
 
 start_gateway() {  # sets GATEWAY; workers on this machine are read by short-circuit (same node)
   local port; port=$(free_port)
-  start_service gateway "$port" -Dgranary.gateway.metadata-url="$METADATA_URL" \
-    -Dgranary.gateway.secrets-dir="$WORK/secrets" -Dgranary.gateway.auth.credentials-refs=bench-s3 \
-    -Dgranary.gateway.spool-dir="$WORK/spool" -Dgranary.gateway.read.membership-refresh=1s
+  start_service gateway "$port" -Dgranary.gateway.auth.credentials-refs=bench-s3 \
+    -Dgranary.gateway.read.membership-refresh=1s
   GATEWAY="http://127.0.0.1:$port"
   wait_until 30 "$WORK/gateway-$port.log" \
     bash -c "curl -sf '$METADATA_URL/api/v1/workers' | grep -q '\"live\":true'"

@@ -7,6 +7,7 @@ import io.granary.contracts.dataload.LoadPolicy;
 import io.granary.contracts.dataload.PreloadRequest;
 import io.granary.contracts.dataload.Target;
 import io.granary.devstack.S3ProxyServer;
+import io.granary.devstack.testing.Datasets;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -108,18 +109,9 @@ class TrainingDataScenarioIT {
 
         await().atMost(Duration.ofSeconds(60)).until(() -> get("/api/v1/workers").findValues("live").stream()
                 .filter(JsonNode::asBoolean).count() == 2);
-        String dataset = """
-                {"name":"%s","blockSize":"4MiB","mounts":[{"uri":"s3://%s/","credentialsRef":"%s",
-                 "options":{"endpoint":"%s","region":"us-east-1","pathStyle":"true"}}]}"""
-                .formatted(BUCKET, BUCKET, STORE_SECRET, store.endpoint());
-        HttpResponse<String> created = HTTP.send(HttpRequest.newBuilder(GATEWAY.resolve("/api/v1/datasets"))
-                .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(dataset)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-        await().atMost(Duration.ofSeconds(120)).until(() -> {
-            JsonNode status = get("/api/v1/datasets/" + BUCKET).path("status");
-            return "Bound".equals(status.path("phase").asText()) && status.path("fileCount").asLong() == files + 1;
-        });
+        Datasets.createBound(GATEWAY, Datasets.spec(BUCKET, "4MiB",
+                Datasets.s3Mount(BUCKET, store.endpoint().toString(), STORE_SECRET)));
+        assertThat(get("/api/v1/datasets/" + BUCKET).path("status").path("fileCount").asLong()).isEqualTo(files + 1);
     }
 
     @AfterAll
