@@ -3,6 +3,7 @@ package io.granary.gateway.read;
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.block.BlockSlice;
+import io.granary.contracts.block.ByteRange;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
@@ -152,7 +153,7 @@ final class ObjectStream {
                 return;
             }
             Throwable cause = piped.cause();
-            boolean ownerAtFault = !(cause instanceof BlockFetch.OwnerRefused refused) || refused.status() >= 500;
+            boolean ownerAtFault = ownerAtFault(cause);
             if (ownerAtFault) {
                 reads.liveWorkers.suspect(current.owner(), cause);
             }
@@ -168,8 +169,8 @@ final class ObjectStream {
 
     private void fromUnderStore(BlockSlice slice, long skip, String reason) {
         reads.metrics.fallback(reason);
-        long offset = slice.blockOffset() + slice.offsetInBlock() + skip;
-        UnderStoreRange.send(reads.vertx, reads.stores, dataset, file, offset, slice.length() - skip, request.response())
+        ByteRange.Slice rest = rest(slice, skip);
+        UnderStoreRange.send(reads.vertx, reads.stores, dataset, file, rest.offset(), rest.length(), request.response())
                 .onComplete(sent -> {
                     if (sent.succeeded()) {
                         reads.metrics.served(GatewayMetrics.UNDER_STORE, sent.result());
@@ -247,5 +248,15 @@ final class ObjectStream {
 
     /** A block's file on this node, and the worker that holds it. */
     private record LocalFile(Worker owner, Path path) {
+    }
+
+    /** Whether a fetch failed by its owner's fault (suspect it), not by an answer that our request was wrong (4xx). */
+    static boolean ownerAtFault(Throwable cause) {
+        return !(cause instanceof BlockFetch.OwnerRefused refused) || refused.status() >= 500;
+    }
+
+    /** The bytes of the file the under-store sends for {@code slice} when {@code sent} of them went out already. */
+    static ByteRange.Slice rest(BlockSlice slice, long sent) {
+        return new ByteRange.Slice(slice.blockOffset() + slice.offsetInBlock() + sent, slice.length() - sent);
     }
 }

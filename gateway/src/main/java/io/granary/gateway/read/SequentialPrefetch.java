@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * Read-ahead across requests: S3 clients read a large object as a run of ranged GETs (s3fs, boto3, the AWS CLI).
@@ -49,14 +50,9 @@ public class SequentialPrefetch {
         String key = dataset.name() + '\0' + file.path() + '\0' + file.etag();
         long end = offset + length;
         Long previousEnd = ends.asMap().put(key, end);
-        if (blocksAhead < 1 || previousEnd == null || previousEnd != offset || end >= file.size()) {
-            return;
-        }
-        long blockSize = dataset.spec().blockSizeBytes();
-        int first = Math.toIntExact((end - 1) / blockSize) + 1;
-        int last = Math.min(Blocks.count(file.size(), blockSize) - 1, first + blocksAhead - 1);
+        int[] after = blocksAfter(previousEnd, offset, end, file.size(), dataset.spec().blockSizeBytes(), blocksAhead);
         Map<Worker, List<BlockRef>> byOwner = new java.util.HashMap<>();
-        for (int index = first; index <= last; index++) {
+        for (int index : after) {
             String blockId = BlockId.of(dataset.name(), file.path(), file.etag(), index).toString();
             List<Worker> owners = liveWorkers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
             if (!owners.isEmpty() && shortCircuit.find(owners.get(0), dataset.name(), blockId).isEmpty()) {
@@ -65,5 +61,19 @@ public class SequentialPrefetch {
         }
         byOwner.forEach((owner, blocks) -> loads.load(owner, dataset.name(), blocks).onFailure(failure ->
                 LOG.debugf("prefetch on %s failed: %s", owner.id(), failure.getMessage())));
+    }
+
+    /**
+     * The blocks to load after a read of {@code [offset, end)} of a file: the {@code blocksAhead} after the block it
+     * ends in, when it starts where the last read of the file ended ({@code previousEnd}; null: none) and stops
+     * short of the file's end; none otherwise.
+     */
+    static int[] blocksAfter(Long previousEnd, long offset, long end, long fileSize, long blockSize, int blocksAhead) {
+        if (blocksAhead < 1 || previousEnd == null || previousEnd != offset || end >= fileSize) {
+            return new int[0];
+        }
+        int first = Math.toIntExact((end - 1) / blockSize) + 1;
+        int last = Math.min(Blocks.count(fileSize, blockSize) - 1, first + blocksAhead - 1);
+        return IntStream.rangeClosed(first, last).toArray();
     }
 }

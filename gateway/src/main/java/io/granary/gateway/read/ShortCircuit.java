@@ -8,6 +8,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -36,7 +37,12 @@ public class ShortCircuit {
         if (!reaches(owner)) {
             return Optional.empty();
         }
-        for (Tier tier : owner.tiers()) {
+        return inLevels(owner.tiers(), dataset, blockId);
+    }
+
+    /** The block's whole file in the first of these level directories that has it. */
+    static Optional<Path> inLevels(List<Tier> tiers, String dataset, String blockId) {
+        for (Tier tier : tiers) {
             Path file = Path.of(tier.path(), dataset, blockId);
             if (Files.isRegularFile(file)) {
                 return Optional.of(file);

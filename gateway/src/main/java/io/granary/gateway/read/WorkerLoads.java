@@ -15,6 +15,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 
 import java.net.URI;
 import java.util.List;
@@ -30,11 +31,17 @@ public class WorkerLoads {
     private final ObjectMapper json;
     private final long timeoutMillis;
 
+    @Inject
     WorkerLoads(Vertx vertx, ObjectMapper json, GatewayConfig config) {
+        this(vertx, json, config.read().ownerTimeout().toMillis());
+    }
+
+    /** With the owner timeout given: tests make one without the configuration. */
+    WorkerLoads(Vertx vertx, ObjectMapper json, long timeoutMillis) {
         this.client = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(16).setKeepAlive(true)
                 .setTcpNoDelay(true).setConnectTimeout(2000));
         this.json = json;
-        this.timeoutMillis = config.read().ownerTimeout().toMillis();
+        this.timeoutMillis = timeoutMillis;
     }
 
     /** @return fails when the worker cannot be reached, is silent past the owner timeout, or answers an error */

@@ -42,7 +42,11 @@ final class CronSchedules {
 
     /** Time until the next firing after now. */
     static Duration untilNext(ExecutionTime schedule) {
-        ZonedDateTime now = ZonedDateTime.now();
+        return untilNext(schedule, ZonedDateTime.now());
+    }
+
+    /** Time from {@code now} until the next firing after it. */
+    static Duration untilNext(ExecutionTime schedule, ZonedDateTime now) {
         return schedule.nextExecution(now).map(next -> Duration.between(now, next))
                 .orElseThrow(() -> new IllegalStateException("the schedule never fires again"));
     }

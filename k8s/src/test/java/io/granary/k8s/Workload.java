@@ -1,4 +1,4 @@
-package io.granary.hook.manifests;
+package io.granary.k8s;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;

@@ -1,4 +1,4 @@
-package io.granary.hook.manifests;
+package io.granary.k8s;
 
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;

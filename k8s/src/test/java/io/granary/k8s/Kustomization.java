@@ -1,4 +1,4 @@
-package io.granary.hook.manifests;
+package io.granary.k8s;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;

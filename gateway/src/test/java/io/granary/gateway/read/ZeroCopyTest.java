@@ -1,0 +1,131 @@
+package io.granary.gateway.read;
+
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+
+import static io.granary.gateway.read.Local.address;
+import static io.granary.gateway.read.Local.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** File regions sent into a response that goes on after them, through a real Vert.x server to a real client. */
+class ZeroCopyTest {
+
+    private static Vertx vertx;
+    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @TempDir
+    Path dir;
+    private HttpServer server;
+
+    @BeforeAll
+    static void start() {
+        vertx = Vertx.vertx();
+    }
+
+    @AfterAll
+    static void stop() {
+        await(vertx.close());
+    }
+
+    @AfterEach
+    void close() {
+        if (server != null) {
+            await(server.close());
+        }
+    }
+
+    private static byte[] bytes(int length, int seed) {
+        byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++) {
+            bytes[i] = (byte) (i * 31 + seed);
+        }
+        return bytes;
+    }
+
+    private byte[] get(Handler<HttpServerRequest> handler) throws IOException, InterruptedException {
+        server = Local.server(vertx, handler);
+        HttpRequest request = HttpRequest.newBuilder(URI.create(address(server) + "/object"))
+                .timeout(Duration.ofSeconds(Local.PATIENCE_SECONDS)).build();
+        HttpResponse<byte[]> response = CLIENT.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(response.statusCode()).isEqualTo(200);
+        return response.body();
+    }
+
+    @Test
+    void regionsOfFilesFollowEachOtherInOneResponse() throws IOException, InterruptedException {
+        byte[] first = bytes(300_000, 1);
+        byte[] second = bytes(5_000, 2);
+        Path block0 = Files.write(dir.resolve("block-0"), first);
+        Path block1 = Files.write(dir.resolve("block-1"), second);
+        CompletableFuture<Boolean> possible = new CompletableFuture<>();
+
+        byte[] body = get(request -> {
+            possible.complete(ZeroCopy.possible(request));
+            request.response().putHeader("Content-Length", Integer.toString(200_000 + 4_000 + 10));
+            ZeroCopy.send(request, block0, 100_000, 200_000)
+                    .compose(sent -> ZeroCopy.send(request, block1, 0, 4_000))
+                    .compose(sent -> request.response().write("0123456789"))  // a block sent by copy
+                    .onComplete(done -> request.response().end());
+        });
+
+        assertThat(await(possible)).as("possible on HTTP/1.1").isTrue();
+        byte[] expected = new byte[204_010];
+        System.arraycopy(first, 100_000, expected, 0, 200_000);
+        System.arraycopy(second, 0, expected, 200_000, 4_000);
+        System.arraycopy("0123456789".getBytes(), 0, expected, 204_000, 10);
+        assertThat(Arrays.equals(body, expected)).as("the body, byte for byte").isTrue();
+    }
+
+    @Test
+    void aFileShorterThanTheRegionFailsBeforeAnyByteIsSent() throws IOException, InterruptedException {
+        Path block = Files.write(dir.resolve("block"), bytes(1_000, 3));
+        CompletableFuture<Throwable> failure = new CompletableFuture<>();
+
+        byte[] body = get(request -> fallback(request, ZeroCopy.send(request, block, 900, 200), failure));
+
+        assertThat(await(failure)).isInstanceOf(IOException.class).hasMessageContaining("shorter than expected");
+        assertThat(new String(body)).as("only what the caller sent instead").isEqualTo("from elsewhere");
+    }
+
+    @Test
+    void aFileGoneFailsBeforeAnyByteIsSent() throws IOException, InterruptedException {
+        // Evicted between the lookup and the read.
+        Path gone = dir.resolve("evicted");
+        CompletableFuture<Throwable> failure = new CompletableFuture<>();
+
+        byte[] body = get(request -> fallback(request, ZeroCopy.send(request, gone, 0, 10), failure));
+
+        assertThat(await(failure)).isInstanceOf(FileNotFoundException.class);
+        assertThat(new String(body)).isEqualTo("from elsewhere");
+    }
+
+    /** What ObjectStream does when a file cannot be sent: the same bytes another way. */
+    private static void fallback(HttpServerRequest request, Future<Void> sent, CompletableFuture<Throwable> failure) {
+        request.response().putHeader("Content-Length", "14");
+        sent.onComplete(done -> {
+            failure.complete(done.cause());
+            request.response().end(Buffer.buffer("from elsewhere"));
+        });
+    }
+}
