@@ -471,7 +471,7 @@ class KubernetesManifestsTest {
 
         assertThat(downwardField(container, "GRANARY_NODE")).isEqualTo("spec.nodeName");
         // Placement hashes the worker id: one per node, stable, keeps a restarted worker the owner of its blocks.
-        assertThat(downwardField(container, "GRANARY_WORKER_ID")).isEqualTo("spec.nodeName");
+        assertThat(downwardField(container, "GRANARY_BLOCK_WORKER_ID")).isEqualTo("spec.nodeName");
         assertThat(env(container, "GRANARY_BLOCK_ADVERTISED_ADDRESS")).isEqualTo("http://$(POD_IP):" + port);
         assertThat(downwardField(container, "POD_IP")).isEqualTo("status.podIP");
     }
@@ -502,8 +502,8 @@ class KubernetesManifestsTest {
     void gatewayAndFuseShareTheGatewayCredentials() {
         Workload gateway = base.workload("granary-gateway");
         Container container = gateway.container("gateway");
-        String credentials = env(container, "GRANARY_GATEWAY_CREDENTIALS");
-        Volume secrets = gateway.volumeAt(container, env(container, "GRANARY_GATEWAY_SECRETS_DIR"));
+        String credentials = env(container, "GRANARY_GATEWAY_AUTH_CREDENTIALS_REFS");
+        Volume secrets = gateway.volumeAt(container, env(container, "GRANARY_SECRETS_DIR"));
         // Without its keys the gateway serves nobody: that Secret is required, the under-store ones optional.
         assertThat(secrets.getProjected().getSources()).extracting(VolumeProjection::getSecret)
                 .filteredOn(secret -> secret.getName().equals(credentials)).singleElement()
