@@ -1,7 +1,7 @@
 package io.granary.block;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.granary.block.stats.ReadStats;
+import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockKey;
 import io.granary.block.store.BlockListener;
 import io.granary.block.store.LevelSpec;

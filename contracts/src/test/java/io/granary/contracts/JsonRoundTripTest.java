@@ -33,8 +33,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
-import static io.granary.contracts.Json.MAPPER;
-import static io.granary.contracts.Json.roundTrip;
+import static io.granary.contracts.QuarkusJson.MAPPER;
+import static io.granary.contracts.QuarkusJson.roundTrip;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class JsonRoundTripTest {

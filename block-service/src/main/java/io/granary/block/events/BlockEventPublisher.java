@@ -1,7 +1,7 @@
 package io.granary.block.events;
 
 import io.granary.block.config.BlockConfig;
-import io.granary.block.stats.ReadStats;
+import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockListener;
 import io.granary.block.store.StoredBlock;
 import io.granary.contracts.events.BlockEvent;

@@ -1,6 +1,6 @@
 package io.granary.block.events;
 
-import io.granary.block.fill.DatasetDirectory;
+import io.granary.block.client.DatasetDirectory;
 import io.granary.block.store.TieredStore;
 import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.contracts.events.DatasetEvent;

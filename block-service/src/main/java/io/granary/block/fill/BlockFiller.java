@@ -1,6 +1,6 @@
 package io.granary.block.fill;
 
-import io.granary.block.stats.ReadStats;
+import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockKey;
 import io.granary.block.store.Reservation;
 import io.granary.block.store.StoredBlock;

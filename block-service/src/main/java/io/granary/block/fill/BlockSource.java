@@ -1,6 +1,8 @@
 package io.granary.block.fill;
 
-import io.granary.block.stats.ReadStats;
+import io.granary.block.client.DatasetDirectory;
+import io.granary.block.client.NoSuchDatasetException;
+import io.granary.block.metrics.ReadStats;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.ufs.MountedStores;

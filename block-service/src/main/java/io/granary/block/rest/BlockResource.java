@@ -2,7 +2,7 @@ package io.granary.block.rest;
 
 import io.granary.block.config.BlockConfig;
 import io.granary.block.fill.BatchLoader;
-import io.granary.block.stats.ReadStats;
+import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockKey;
 import io.granary.block.store.TieredStore;
 import io.granary.contracts.block.BlockId;

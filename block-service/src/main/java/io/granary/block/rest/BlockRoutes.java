@@ -6,7 +6,7 @@ import io.granary.block.config.BlockConfig;
 import io.granary.block.fill.BlockFiller;
 import io.granary.block.fill.BlockSource;
 import io.granary.block.fill.NoSuchBlockException;
-import io.granary.block.stats.ReadStats;
+import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.Reservation;
 import io.granary.block.store.StoredBlock;
 import io.granary.block.store.TieredStore;

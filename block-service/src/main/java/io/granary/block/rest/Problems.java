@@ -1,7 +1,7 @@
 package io.granary.block.rest;
 
+import io.granary.block.client.NoSuchDatasetException;
 import io.granary.block.fill.NoSuchBlockException;
-import io.granary.block.fill.NoSuchDatasetException;
 import io.granary.contracts.validation.Problem;
 import io.granary.contracts.validation.ValidationException;
 import io.granary.ufs.ObjectChangedException;

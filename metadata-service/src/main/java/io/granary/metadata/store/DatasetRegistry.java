@@ -22,16 +22,16 @@ public final class DatasetRegistry {
 
     /** @return false when a dataset of that name exists already */
     public boolean create(Dataset dataset) {
-        return datasets.putIfAbsent(dataset.name(), Json.write(json, dataset)) == null;
+        return datasets.putIfAbsent(dataset.name(), CacheJson.write(json, dataset)) == null;
     }
 
     public Optional<Dataset> get(String name) {
         String value = datasets.get(name);
-        return value == null ? Optional.empty() : Optional.of(Json.read(json, value, Dataset.class));
+        return value == null ? Optional.empty() : Optional.of(CacheJson.read(json, value, Dataset.class));
     }
 
     public List<Dataset> all() {
-        return datasets.values().stream().map(value -> Json.read(json, value, Dataset.class))
+        return datasets.values().stream().map(value -> CacheJson.read(json, value, Dataset.class))
                 .sorted(Comparator.comparing(Dataset::name)).toList();
     }
 
@@ -46,8 +46,8 @@ public final class DatasetRegistry {
             if (old == null) {
                 return Optional.empty();
             }
-            Dataset updated = change.apply(Json.read(json, old, Dataset.class));
-            if (datasets.replace(name, old, Json.write(json, updated))) {
+            Dataset updated = change.apply(CacheJson.read(json, old, Dataset.class));
+            if (datasets.replace(name, old, CacheJson.write(json, updated))) {
                 return Optional.of(updated);
             }
         }

@@ -49,7 +49,7 @@ public final class FileTree {
     public void putAll(String dataset, Collection<FileInfo> infos) {
         Map<String, String> entries = new HashMap<>();
         for (FileInfo info : infos) {
-            entries.put(key(dataset, info.path()), Json.write(json, info));
+            entries.put(key(dataset, info.path()), CacheJson.write(json, info));
         }
         files.putAll(entries);
     }
@@ -60,7 +60,7 @@ public final class FileTree {
 
     public Optional<FileInfo> stat(String dataset, String path) {
         String value = files.get(key(dataset, path));
-        return value == null ? Optional.empty() : Optional.of(Json.read(json, value, FileInfo.class));
+        return value == null ? Optional.empty() : Optional.of(CacheJson.read(json, value, FileInfo.class));
     }
 
     /** The sorted paths of a dataset, as a live read-only view. */

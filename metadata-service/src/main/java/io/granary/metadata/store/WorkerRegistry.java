@@ -23,8 +23,8 @@ public final class WorkerRegistry {
 
     /** @return what was known of the worker before, if anything */
     public Optional<WorkerState> put(WorkerState state) {
-        String previous = workers.put(state.worker().id(), Json.write(json, state));
-        return previous == null ? Optional.empty() : Optional.of(Json.read(json, previous, WorkerState.class));
+        String previous = workers.put(state.worker().id(), CacheJson.write(json, state));
+        return previous == null ? Optional.empty() : Optional.of(CacheJson.read(json, previous, WorkerState.class));
     }
 
     /**
@@ -35,8 +35,8 @@ public final class WorkerRegistry {
     public List<WorkerState> updateEach(Function<WorkerState, Optional<WorkerState>> change) {
         List<WorkerState> written = new ArrayList<>();
         for (Map.Entry<String, String> entry : Map.copyOf(workers).entrySet()) {
-            change.apply(Json.read(json, entry.getValue(), WorkerState.class)).ifPresent(updated -> {
-                if (workers.replace(entry.getKey(), entry.getValue(), Json.write(json, updated))) {
+            change.apply(CacheJson.read(json, entry.getValue(), WorkerState.class)).ifPresent(updated -> {
+                if (workers.replace(entry.getKey(), entry.getValue(), CacheJson.write(json, updated))) {
                     written.add(updated);
                 }
             });
@@ -45,7 +45,7 @@ public final class WorkerRegistry {
     }
 
     public List<WorkerState> all() {
-        return workers.values().stream().map(value -> Json.read(json, value, WorkerState.class))
+        return workers.values().stream().map(value -> CacheJson.read(json, value, WorkerState.class))
                 .sorted(Comparator.comparing(state -> state.worker().id())).toList();
     }
 }

@@ -12,7 +12,7 @@ import java.net.UnknownHostException;
 
 /** Starts this replica's Infinispan node with the service and hands its caches to the services. */
 @Singleton
-public class StoreProducer {
+public class MetadataCachesProducer {
 
     @Produces
     @Singleton

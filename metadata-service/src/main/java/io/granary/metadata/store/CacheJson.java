@@ -6,9 +6,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.UncheckedIOException;
 
 /** Values in the caches are JSON: records round-trip through Jackson, and ProtoStream only sees strings. */
-final class Json {
+final class CacheJson {
 
-    private Json() {
+    private CacheJson() {
     }
 
     static String write(ObjectMapper json, Object value) {

@@ -1,4 +1,4 @@
-package io.granary.metadata.health;
+package io.granary.metadata.metrics;
 
 import io.granary.metadata.store.DatasetRegistry;
 import io.granary.metadata.store.FileTree;

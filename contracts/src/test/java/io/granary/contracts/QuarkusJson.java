@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 
 /** A mapper configured as Quarkus configures its own, so these tests see what the services will. */
-public final class Json {
+public final class QuarkusJson {
 
     public static final ObjectMapper MAPPER = JsonMapper.builder()
             .addModule(new JavaTimeModule())
@@ -15,7 +15,7 @@ public final class Json {
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .build();
 
-    private Json() {
+    private QuarkusJson() {
     }
 
     public static <T> T roundTrip(T value) {

@@ -11,7 +11,7 @@ import java.util.List;
 
 /** Opens the configured levels when the worker starts, so it rescans its cache before it serves anything. */
 @ApplicationScoped
-public class StoreProducer {
+public class TieredStoreProducer {
 
     @Produces
     @Singleton

@@ -1,4 +1,4 @@
-package io.granary.block.fill;
+package io.granary.block.client;
 
 import io.granary.kit.rest.NotFoundException;
 

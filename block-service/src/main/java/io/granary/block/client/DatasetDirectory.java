@@ -1,4 +1,4 @@
-package io.granary.block.fill;
+package io.granary.block.client;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;

@@ -1,4 +1,4 @@
-package io.granary.block.stats;
+package io.granary.block.metrics;
 
 import io.granary.contracts.events.ReadCounters;
 import io.granary.contracts.worker.Medium;
