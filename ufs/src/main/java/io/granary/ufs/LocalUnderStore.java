@@ -3,7 +3,6 @@ package io.granary.ufs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
@@ -17,17 +16,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * A local directory ({@code file:///root}) as an under-store. Every path is resolved under the root and refused
@@ -35,12 +29,9 @@ import java.util.stream.Stream;
  * or of its nearest existing ancestor for a new file). The check guards against dataset definitions and client
  * paths, not against someone swapping symlinks inside the root at the same moment.
  *
- * <p>Multipart uploads are staged in {@value #UPLOADS_DIR}{@code /<upload id>/} under the root: a file
- * {@code key} naming the object, and one file per part, named by its number. That directory is not part of the
- * mount: it is never listed, stat and read do not find it, writes into it are refused and deletes ignored.
- * Since the state is on disk, any process sharing the directory can take any call of an upload. Completing
- * or aborting first renames the upload's directory to a hidden name, so that of two racing calls exactly one
- * wins and the parts cannot change while they are joined.
+ * <p>Multipart uploads are staged in {@value #UPLOADS_DIR} under the root ({@link LocalUploads}). That
+ * directory is not part of the mount: it is never listed, stat and read do not find it, writes into it are
+ * refused and deletes ignored.
  */
 public final class LocalUnderStore implements UnderStore {
 
@@ -52,17 +43,9 @@ public final class LocalUnderStore implements UnderStore {
     /** Granary's own state beside the data of a local under-store: never served, never written through a mount. */
     static final String STATE_DIR = ".granary";
 
-    /** In an upload's directory: the key of the object it makes. */
-    private static final String UPLOAD_KEY_FILE = "key";
-
-    /** Upload ids are random UUIDs; checking the form keeps any other string from ever becoming a path. */
-    private static final Pattern UPLOAD_ID =
-            Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
-
-    private static final int COPY_BUFFER = 1 << 20;
-
     private final Path root;
     private final URI uri;
+    private final LocalUploads uploads;
 
     /** @param root an existing directory; symlinks in it are resolved once, here */
     public LocalUnderStore(Path root) {
@@ -75,6 +58,7 @@ public final class LocalUnderStore implements UnderStore {
             throw new UnderStoreException("local under-store root " + root + " is not a directory");
         }
         this.uri = this.root.toUri();
+        this.uploads = new LocalUploads(this, this.root.resolve(UPLOADS_DIR));
     }
 
     public Path root() {
@@ -199,118 +183,24 @@ public final class LocalUnderStore implements UnderStore {
     public String startUpload(String path) {
         String key = writableKey(path);
         resolve(key);  // a symlink out of the root fails now, not when the upload completes
-        String uploadId = UUID.randomUUID().toString();
-        try {
-            Path uploads = root.resolve(UPLOADS_DIR);
-            Files.createDirectories(uploads);
-            requireInside(uploads, key);
-            Path dir = Files.createDirectory(uploads.resolve(uploadId));
-            Files.writeString(dir.resolve(UPLOAD_KEY_FILE), key, StandardCharsets.UTF_8);
-            return uploadId;
-        } catch (IOException e) {
-            throw failure("start of an upload", key, e);
-        }
+        return uploads.start(key);
     }
 
     @Override
     public String uploadPart(String path, String uploadId, int partNumber, InputStream data, long size) {
-        String key = Keys.object(path);
-        Uploads.checkPart(partNumber, size);
-        Path dir = upload(key, uploadId);
-        Path temp = null;
-        try {
-            // Written aside and renamed over the part: a re-sent part replaces the old one whole, last one wins.
-            temp = Files.createFile(dir.resolve(TEMP_PREFIX + UUID.randomUUID()));
-            MessageDigest md5 = md5();
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE);
-                 OutputStream out = new DigestOutputStream(Channels.newOutputStream(channel), md5)) {
-                long written = new LimitedInputStream(data, size + 1).transferTo(out);
-                if (written != size) {
-                    throw new UnderStoreException("part " + partNumber + " of the upload of '" + key + "' in " + uri
-                            + " got " + (written > size ? "more than " + size : written) + " bytes, expected " + size);
-                }
-                channel.force(true);
-            }
-            Files.move(temp, dir.resolve(Integer.toString(partNumber)), StandardCopyOption.ATOMIC_MOVE,
-                    StandardCopyOption.REPLACE_EXISTING);
-            temp = null;
-            return HexFormat.of().formatHex(md5.digest());
-        } catch (NoSuchFileException e) {
-            throw uploadNotFound(key, uploadId, e);  // aborted or completed meanwhile
-        } catch (IOException e) {
-            throw failure("upload of part " + partNumber, key, e);
-        } finally {
-            deleteQuietly(temp);
-        }
+        return uploads.putPart(Keys.object(path), uploadId, partNumber, data, size);
     }
 
     @Override
     public ObjectInfo completeUpload(String path, String uploadId, List<UploadedPart> parts) {
         String key = Keys.object(path);
-        Uploads.checkOrder(parts, key);
-        Path dir = upload(key, uploadId);
-        Path target = resolve(key);
-        Path claimed = claim(dir, key, uploadId);
-        Path temp = null;
-        try {
-            List<Path> files = new ArrayList<>(parts.size());
-            for (int i = 0; i < parts.size(); i++) {
-                UploadedPart part = parts.get(i);
-                Path file = claimed.resolve(Integer.toString(part.partNumber()));
-                long size;
-                try {
-                    size = Files.size(file);
-                } catch (NoSuchFileException e) {
-                    throw Uploads.missing(part, key);
-                }
-                Uploads.checkSize(part, size, i == parts.size() - 1, key);
-                files.add(file);
-            }
-            temp = newTempFile(target);
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE);
-                 OutputStream out = Channels.newOutputStream(channel)) {
-                byte[] buffer = new byte[COPY_BUFFER];
-                for (int i = 0; i < parts.size(); i++) {
-                    // The etag is checked on the bytes as they are joined: one read of each part, not two.
-                    MessageDigest md5 = md5();
-                    try (InputStream in = Files.newInputStream(files.get(i))) {
-                        for (int n; (n = in.read(buffer)) > 0; ) {
-                            md5.update(buffer, 0, n);
-                            out.write(buffer, 0, n);
-                        }
-                    }
-                    if (!HexFormat.of().formatHex(md5.digest()).equals(parts.get(i).etag())) {
-                        throw Uploads.etagMismatch(parts.get(i), key);
-                    }
-                }
-                channel.force(true);
-            }
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            temp = null;
-        } catch (IOException | RuntimeException e) {
-            deleteQuietly(temp);
-            // As on S3, a failed completion leaves the upload in place, to be completed again or aborted.
-            try {
-                Files.move(claimed, dir, StandardCopyOption.ATOMIC_MOVE);
-            } catch (IOException restore) {
-                e.addSuppressed(restore);
-            }
-            throw e instanceof IOException io ? failure("completion of the upload", key, io) : (RuntimeException) e;
-        }
-        deleteTree(claimed);
+        uploads.complete(key, uploadId, parts, resolve(key));
         return stat(key);
     }
 
     @Override
     public void abortUpload(String path, String uploadId) {
-        String key = Keys.object(path);
-        Path dir;
-        try {
-            dir = upload(key, uploadId);
-            deleteTree(claim(dir, key, uploadId));
-        } catch (UploadNotFoundException e) {
-            // Never started, already aborted or completed: nothing to drop, as S3 would have it for a retry.
-        }
+        uploads.abort(Keys.object(path), uploadId);
     }
 
     @Override
@@ -366,63 +256,8 @@ public final class LocalUnderStore implements UnderStore {
         return key;
     }
 
-    /** The directory of an upload in progress of {@code key}; anything else is not found. */
-    private Path upload(String key, String uploadId) {
-        Uploads.checkUploadId(uploadId);
-        if (!UPLOAD_ID.matcher(uploadId).matches()) {
-            throw uploadNotFound(key, uploadId, null);
-        }
-        Path uploads = root.resolve(UPLOADS_DIR);
-        Path dir = uploads.resolve(uploadId);
-        try {
-            if (!Files.readString(dir.resolve(UPLOAD_KEY_FILE), StandardCharsets.UTF_8).equals(key)) {
-                throw uploadNotFound(key, uploadId, null);  // S3 too knows an upload id only with its key
-            }
-        } catch (NoSuchFileException e) {
-            throw uploadNotFound(key, uploadId, e);
-        } catch (IOException e) {
-            throw failure("lookup of upload " + uploadId, key, e);
-        }
-        requireInside(uploads, key);
-        return dir;
-    }
-
-    /** Renames the upload's directory out of reach of other calls; of two racing claims, one fails here. */
-    private Path claim(Path dir, String key, String uploadId) {
-        Path claimed = dir.resolveSibling(TEMP_PREFIX + UUID.randomUUID());
-        try {
-            Files.move(dir, claimed, StandardCopyOption.ATOMIC_MOVE);
-            return claimed;
-        } catch (NoSuchFileException e) {
-            throw uploadNotFound(key, uploadId, e);
-        } catch (IOException e) {
-            throw failure("claim of upload " + uploadId, key, e);
-        }
-    }
-
-    private UploadNotFoundException uploadNotFound(String key, String uploadId, Exception cause) {
-        return new UploadNotFoundException("no upload " + uploadId + " of '" + key + "' in progress in " + uri, cause);
-    }
-
-    /** Best effort: what is left is hidden in the uploads directory and only costs disk space. */
-    private static void deleteTree(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(LocalUnderStore::deleteQuietly);
-        } catch (IOException | UncheckedIOException e) {
-            // see above
-        }
-    }
-
-    private static MessageDigest md5() {
-        try {
-            return MessageDigest.getInstance("MD5");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has MD5", e);
-        }
-    }
-
     /** The file for a key, refused if it (or, for a new file, its nearest existing ancestor) is outside. */
-    private Path resolve(String key) {
+    Path resolve(String key) {
         Path file = root.resolve(key);
         Path ancestor = file.getParent();
         while (!Files.exists(ancestor)) {
@@ -444,7 +279,7 @@ public final class LocalUnderStore implements UnderStore {
         return file;
     }
 
-    private void requireInside(Path path, String key) {
+    void requireInside(Path path, String key) {
         Path real;
         try {
             real = path.toRealPath();
@@ -457,7 +292,7 @@ public final class LocalUnderStore implements UnderStore {
     }
 
     /** Files.createTempFile would make it 0600; a plain new file keeps the umask like any other writer. */
-    private static Path newTempFile(Path target) throws IOException {
+    static Path newTempFile(Path target) throws IOException {
         Path temp = target.resolveSibling(TEMP_PREFIX + UUID.randomUUID());
         try {
             Files.createDirectories(target.getParent());
@@ -496,11 +331,11 @@ public final class LocalUnderStore implements UnderStore {
         return new ObjectNotFoundException("no object '" + key + "' in " + uri);
     }
 
-    private UnderStoreException failure(String operation, String key, Exception e) {
+    UnderStoreException failure(String operation, String key, Exception e) {
         return new UnderStoreException(operation + " of '" + key + "' in " + uri + " failed: " + e, e);
     }
 
-    private static void deleteQuietly(Path temp) {  // a file, or an empty directory
+    static void deleteQuietly(Path temp) {  // a file, or an empty directory
         if (temp != null) {
             try {
                 Files.deleteIfExists(temp);

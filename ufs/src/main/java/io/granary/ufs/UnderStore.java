@@ -66,9 +66,7 @@ public interface UnderStore extends AutoCloseable {
      * Multipart uploads, as S3 has them. All their state lives in the store itself (S3's own uploads, or a
      * hidden staging directory locally), so each call may come from another process than the last. Parts are
      * invisible to stat, read and list until the upload completes; then the object replaces any previous one
-     * at once, as with write. Both stores implement them; the defaults only keep decorators written before
-     * (the metadata-service's counting wrapper) compiling, and a decorator that should pass uploads on must
-     * override all four.
+     * at once, as with write.
      */
 
     /**
@@ -76,9 +74,7 @@ public interface UnderStore extends AutoCloseable {
      *
      * @return the upload id, as S3 would return it: opaque and URL-safe
      */
-    default String startUpload(String path) {
-        throw multipartUnsupported();
-    }
+    String startUpload(String path);
 
     /**
      * Stores part {@code partNumber} of the upload. A part may be re-sent: the last one wins.
@@ -89,9 +85,7 @@ public interface UnderStore extends AutoCloseable {
      * @return the part's etag (hex MD5 of its bytes on S3 without KMS encryption, and locally), never quoted
      * @throws UploadNotFoundException if the upload is unknown, aborted or completed, or is for another path
      */
-    default String uploadPart(String path, String uploadId, int partNumber, InputStream data, long size) {
-        throw multipartUnsupported();
-    }
+    String uploadPart(String path, String uploadId, int partNumber, InputStream data, long size);
 
     /**
      * Joins the named parts, in the given order, into the object and ends the upload. Parts uploaded but not
@@ -106,14 +100,10 @@ public interface UnderStore extends AutoCloseable {
      *                                 ascending order, or if a part other than the last holds fewer than
      *                                 {@link #MIN_PART_SIZE} bytes; {@link InvalidPartException#reason()} says which
      */
-    default ObjectInfo completeUpload(String path, String uploadId, List<UploadedPart> parts) {
-        throw multipartUnsupported();
-    }
+    ObjectInfo completeUpload(String path, String uploadId, List<UploadedPart> parts);
 
     /** Drops the upload and its parts; an unknown (or already ended) upload is not an error. */
-    default void abortUpload(String path, String uploadId) {
-        throw multipartUnsupported();
-    }
+    void abortUpload(String path, String uploadId);
 
     /**
      * A cheap request (a listing of one entry) that surfaces wrong credentials, a missing bucket or directory,
@@ -126,8 +116,4 @@ public interface UnderStore extends AutoCloseable {
     /** Releases connections; never throws. */
     @Override
     void close();
-
-    private UnsupportedOperationException multipartUnsupported() {
-        return new UnsupportedOperationException(getClass().getName() + " does not pass multipart uploads on");
-    }
 }

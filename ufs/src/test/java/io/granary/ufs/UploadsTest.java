@@ -2,7 +2,6 @@ package io.granary.ufs;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.InputStream;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,47 +50,5 @@ class UploadsTest {
         assertThat(InvalidPartException.Reason.INVALID_PART.s3Code()).isEqualTo("InvalidPart");
         assertThat(InvalidPartException.Reason.INVALID_PART_ORDER.s3Code()).isEqualTo("InvalidPartOrder");
         assertThat(InvalidPartException.Reason.ENTITY_TOO_SMALL.s3Code()).isEqualTo("EntityTooSmall");
-    }
-
-    /** A decorator written before multipart uploads still compiles, and says plainly that it does not pass them on. */
-    @Test
-    void aStoreWithoutMultipartSaysSo() {
-        UnderStore plain = new UnderStore() {
-            @Override
-            public ObjectInfo stat(String path) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public ListPage list(String prefix, String delimiter, String cursor, int limit) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public InputStream read(String path, long offset, long length) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public InputStream read(String path, String etag, long offset, long length) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public ObjectInfo write(String path, InputStream data, long size) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public void delete(String path) {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        assertThatThrownBy(() -> plain.startUpload("x")).isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("multipart");
-        assertThatThrownBy(() -> plain.abortUpload("x", "id")).isInstanceOf(UnsupportedOperationException.class);
     }
 }

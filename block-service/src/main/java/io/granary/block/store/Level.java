@@ -1,8 +1,14 @@
 package io.granary.block.store;
 
 import io.granary.contracts.worker.Medium;
+import org.jboss.logging.Logger;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -10,6 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * reserved before a byte is written, so the level never holds more than its quota.
  */
 public final class Level {
+
+    private static final Logger LOG = Logger.getLogger(Level.class);
 
     private final LevelSpec spec;
     private final int rank;
@@ -60,6 +68,26 @@ public final class Level {
         }
         reserved.addAndGet(bytes);
         return true;
+    }
+
+    /**
+     * Room for a block of at most {@code bytes} here, and the temporary file its bytes go to; empty when the level
+     * is full or its directory cannot be written (the caller tries the next level).
+     */
+    Optional<Reservation> reserve(BlockKey key, long bytes) {
+        if (!tryReserve(bytes)) {
+            return Optional.empty();
+        }
+        LevelDir dir = dirFor(key);
+        try {
+            Path datasetDir = Files.createDirectories(dir.path().resolve(key.dataset()));
+            Path temp = datasetDir.resolve("." + key.id() + "." + UUID.randomUUID() + BlockFiles.TEMP_SUFFIX);
+            return Optional.of(new Reservation(key, dir, Files.createFile(temp), bytes));
+        } catch (IOException e) {
+            release(bytes);
+            LOG.warnf("cannot write in %s (%s): trying the next level", dir.path(), e.getMessage());
+            return Optional.empty();
+        }
     }
 
     void release(long bytes) {

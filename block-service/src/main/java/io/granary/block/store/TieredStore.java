@@ -1,24 +1,16 @@
 package io.granary.block.store;
 
-import io.granary.contracts.block.BlockId;
 import io.granary.contracts.worker.Tier;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -31,7 +23,6 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class TieredStore {
 
     private static final Logger LOG = Logger.getLogger(TieredStore.class);
-    private static final String TEMP_SUFFIX = ".tmp";
 
     private final List<Level> levels;
     private final Map<BlockKey, StoredBlock> index = new ConcurrentHashMap<>();
@@ -58,7 +49,12 @@ public final class TieredStore {
             levels.add(new Level(spec, levels.size(), policies.create()));
         }
         TieredStore store = new TieredStore(List.copyOf(levels), listener);
-        store.rescan(verify);
+        for (StoredBlock block : LevelScan.scan(store.levels, verify, listener)) {
+            store.index.put(block.key(), block);
+            block.dir().add(block.length());
+            block.dir().level().policy().admitted(block.key());
+        }
+        LOG.infof("cache levels hold %d blocks: %s", store.index.size(), store.tiers());
         for (Level level : levels) {
             store.evictIfAboveHigh(level);
         }
@@ -118,9 +114,7 @@ public final class TieredStore {
         LevelDir dir = reservation.dir();
         try {
             remove(key);
-            new BlockMeta(crc32c, length, path, etag).write(dir.metaFile(key));
-            Files.move(reservation.temp(), dir.blockFile(key), StandardCopyOption.ATOMIC_MOVE,
-                    StandardCopyOption.REPLACE_EXISTING);
+            BlockFiles.install(reservation.temp(), dir, key, new BlockMeta(crc32c, length, path, etag));
         } catch (IOException e) {
             abort(reservation);
             Files.deleteIfExists(dir.metaFile(key));
@@ -137,7 +131,7 @@ public final class TieredStore {
     }
 
     public void abort(Reservation reservation) {
-        deleteQuietly(reservation.temp());
+        BlockFiles.deleteQuietly(reservation.temp());
         reservation.dir().level().release(reservation.bytes());
     }
 
@@ -214,28 +208,12 @@ public final class TieredStore {
 
     private Optional<Reservation> tryReserve(BlockKey key, long bytes, int fromRank) {
         for (Level level : levels.subList(fromRank, levels.size())) {
-            Optional<Reservation> reservation = reserveIn(level, key, bytes);
+            Optional<Reservation> reservation = level.reserve(key, bytes);
             if (reservation.isPresent()) {
                 return reservation;
             }
         }
         return Optional.empty();
-    }
-
-    private Optional<Reservation> reserveIn(Level level, BlockKey key, long bytes) {
-        if (!level.tryReserve(bytes)) {
-            return Optional.empty();
-        }
-        LevelDir dir = level.dirFor(key);
-        try {
-            Path datasetDir = Files.createDirectories(dir.path().resolve(key.dataset()));
-            Path temp = datasetDir.resolve("." + key.id() + "." + UUID.randomUUID() + TEMP_SUFFIX);
-            return Optional.of(new Reservation(key, dir, Files.createFile(temp), bytes));
-        } catch (IOException e) {
-            level.release(bytes);
-            LOG.warnf("cannot write in %s (%s): trying the next level", dir.path(), e.getMessage());
-            return Optional.empty();
-        }
     }
 
     private Eviction evictWhere(java.util.function.Predicate<StoredBlock> which) {
@@ -263,8 +241,7 @@ public final class TieredStore {
     private void forget(StoredBlock block) {
         block.dir().level().policy().removed(block.key());
         block.dir().add(-block.length());
-        deleteQuietly(block.file());
-        deleteQuietly(block.dir().metaFile(block.key()));
+        BlockFiles.delete(block);
     }
 
     private void evictIfAboveHigh(Level level) {
@@ -298,8 +275,9 @@ public final class TieredStore {
     }
 
     /**
-     * Moves a block to the next level: copied under a temporary name, indexed there, then removed here, so a reader
-     * always finds a whole file. False when there is no next level or it has no room even after its own eviction.
+     * Moves a block to the next level: copied there ({@link BlockFiles#copy}), indexed there, then removed here, so a
+     * reader always finds a whole file. False when there is no next level or it has no room even after its own
+     * eviction.
      */
     private boolean demote(StoredBlock block) {
         int next = block.dir().level().rank() + 1;
@@ -310,147 +288,35 @@ public final class TieredStore {
         if (block.length() > lower.quota()) {
             return false;
         }
-        Optional<Reservation> reservation = reserveIn(lower, block.key(), block.length());
+        Optional<Reservation> reservation = lower.reserve(block.key(), block.length());
         if (reservation.isEmpty()) {
             evictTo(lower, Math.min(lower.lowBytes(), lower.quota() - block.length()));
-            reservation = reserveIn(lower, block.key(), block.length());
+            reservation = lower.reserve(block.key(), block.length());
             if (reservation.isEmpty()) {
                 return false;
             }
         }
         Reservation moving = reservation.get();
+        StoredBlock moved;
         try {
-            Files.copy(block.file(), moving.temp(), StandardCopyOption.REPLACE_EXISTING);
-            new BlockMeta(block.crc32c(), block.length(), block.path(), block.etag())
-                    .write(moving.dir().metaFile(block.key()));
-            Files.move(moving.temp(), moving.dir().blockFile(block.key()), StandardCopyOption.ATOMIC_MOVE);
+            moved = BlockFiles.copy(block, moving);
         } catch (IOException e) {
             abort(moving);
             LOG.warnf("cannot move block %s to %s (%s): evicting it", block.key(), lower, e.getMessage());
             return false;
         }
-        StoredBlock moved = new StoredBlock(block.key(), block.path(), block.etag(), block.length(), block.crc32c(),
-                moving.dir());
         moving.dir().add(block.length());
         lower.release(moving.bytes());
         if (!index.replace(block.key(), block, moved)) {
             // Replaced or dropped while we copied: the copy is not needed.
             moving.dir().add(-block.length());
-            deleteQuietly(moved.file());
-            deleteQuietly(moved.dir().metaFile(block.key()));
+            BlockFiles.delete(moved);
             return true;
         }
         lower.policy().admitted(block.key());
         block.dir().level().policy().removed(block.key());
         block.dir().add(-block.length());
-        deleteQuietly(block.file());
-        deleteQuietly(block.dir().metaFile(block.key()));
+        BlockFiles.delete(block);
         return true;
-    }
-
-    private void rescan(boolean verify) {
-        List<Found> found = new ArrayList<>();
-        for (Level level : levels) {
-            for (LevelDir dir : level.dirs()) {
-                try {
-                    Files.createDirectories(dir.path());
-                    scanDir(dir, verify, found);
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot open cache level directory " + dir.path(), e);
-                }
-            }
-        }
-        // Least recently written first, so eviction after a restart starts where it would have.
-        found.sort(Comparator.comparing(Found::modified));
-        for (Found entry : found) {
-            StoredBlock block = entry.block();
-            StoredBlock other = index.get(block.key());
-            if (other != null) {
-                // A copy left by a move that a crash interrupted: keep the one in the faster level.
-                if (other.dir().level().rank() <= block.dir().level().rank()) {
-                    deleteQuietly(block.file());
-                    deleteQuietly(block.dir().metaFile(block.key()));
-                    continue;
-                }
-                index.remove(other.key());
-                forget(other);
-            }
-            index.put(block.key(), block);
-            block.dir().add(block.length());
-            block.dir().level().policy().admitted(block.key());
-        }
-        LOG.infof("cache levels hold %d blocks: %s", index.size(), tiers());
-    }
-
-    private record Found(StoredBlock block, FileTime modified) {
-    }
-
-    private void scanDir(LevelDir dir, boolean verify, List<Found> found) throws IOException {
-        try (DirectoryStream<Path> datasets = Files.newDirectoryStream(dir.path(), Files::isDirectory)) {
-            for (Path datasetDir : datasets) {
-                String dataset = datasetDir.getFileName().toString();
-                try (DirectoryStream<Path> files = Files.newDirectoryStream(datasetDir)) {
-                    for (Path file : files) {
-                        StoredBlock block = scanFile(dir, dataset, file, verify);
-                        if (block != null) {
-                            found.add(new Found(block, Files.getLastModifiedTime(file)));
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /** @return the block the file holds, or null when the file is not a (trustworthy) block */
-    private StoredBlock scanFile(LevelDir dir, String dataset, Path file, boolean verify) {
-        String name = file.getFileName().toString();
-        if (name.startsWith(".") && name.endsWith(TEMP_SUFFIX)) {
-            deleteQuietly(file);  // an interrupted write
-            return null;
-        }
-        if (name.endsWith(BlockMeta.SUFFIX)) {
-            if (!Files.exists(file.resolveSibling(name.substring(0, name.length() - BlockMeta.SUFFIX.length())))) {
-                deleteQuietly(file);  // the block it described is gone
-            }
-            return null;
-        }
-        BlockId id;
-        try {
-            id = BlockId.parse(name);
-        } catch (IllegalArgumentException e) {
-            return null;  // not ours: leave it alone
-        }
-        BlockKey key = new BlockKey(dataset, id);
-        BlockMeta meta;
-        try {
-            meta = BlockMeta.read(dir.metaFile(key));
-        } catch (IOException e) {
-            LOG.warnf("block %s in %s has no readable checksum: dropped", key, dir.path());
-            deleteQuietly(file);
-            deleteQuietly(dir.metaFile(key));
-            return null;
-        }
-        StoredBlock block = new StoredBlock(key, meta.path(), meta.etag(), meta.length(), meta.crc32c(), dir);
-        try {
-            if (Files.size(file) != meta.length() || verify && Checksums.crc32c(file) != meta.crc32c()) {
-                LOG.warnf("block %s in %s fails its checksum: dropped", key, dir.path());
-                deleteQuietly(file);
-                deleteQuietly(dir.metaFile(key));
-                listener.corrupt(block);
-                return null;
-            }
-        } catch (IOException e) {
-            deleteQuietly(file);
-            return null;
-        }
-        return block;
-    }
-
-    private static void deleteQuietly(Path file) {
-        try {
-            Files.deleteIfExists(file);
-        } catch (IOException e) {
-            LOG.debugf("cannot delete %s: %s", file, e.getMessage());
-        }
     }
 }
