@@ -58,7 +58,8 @@ final class Fixtures {
     /** Creates a dataset over the bucket and waits until its metadata is loaded; returns path → etag. */
     static Map<String, String> dataset(String metadataUrl, String s3Endpoint, String name, String bucket,
                                        String blockSize) {
-        Datasets.createBound(URI.create(metadataUrl), Datasets.spec(name, blockSize, Datasets.s3Mount(bucket, s3Endpoint)));
+        Datasets.createBound(URI.create(metadataUrl),
+                Datasets.spec(name, blockSize, Datasets.s3Mount(bucket, s3Endpoint)));
         JsonPath files = given().baseUri(metadataUrl).get("/api/v1/datasets/" + name + "/files?limit=1000").jsonPath();
         Map<String, String> etags = new HashMap<>();
         List<Map<String, Object>> entries = files.getList("files");

@@ -73,7 +73,8 @@ class ClusterEventsTest {
     @Test
     void blockEventsAndHeartbeatsFeedTheDatasetStatistics() throws Exception {
         Files.write(Files.createDirectories(localRoot.resolve("stats")).resolve("a.bin"), new byte[4000]);
-        Datasets.createBound(api, Datasets.spec("stats-data", "16MiB", Datasets.localMount(localRoot.resolve("stats"))));
+        Datasets.createBound(api,
+                Datasets.spec("stats-data", "16MiB", Datasets.localMount(localRoot.resolve("stats"))));
 
         AtomicReference<String> reported = new AtomicReference<>();  // the heartbeats' cachedBytes, null: not reported
         ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor();

@@ -41,7 +41,8 @@ class DatasetApiTest {
     @TestHTTPResource
     URI api;
 
-    private static final Pattern UFS_REQUESTS = Pattern.compile("granary_understore_requests_total\\{op=\"list\"} ([0-9.]+)");
+    private static final Pattern UFS_REQUESTS =
+            Pattern.compile("granary_understore_requests_total\\{op=\"list\"} ([0-9.]+)");
 
     @ConfigProperty(name = "devstack.s3.endpoint")
     String endpoint;

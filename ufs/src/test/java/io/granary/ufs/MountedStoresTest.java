@@ -38,8 +38,8 @@ class MountedStoresTest {
         Files.writeString(val.resolve("b.txt"), "bb");
         rootMount = new Mount(root.toUri().toString(), null, Map.of(), null);
         valMount = new Mount(val.toUri().toString(), "val", Map.of(), null);
-        stores = new MountedStores(new UnderStores(List.of(dir.resolve("data")), new CredentialsResolver(null, Map.of())),
-                op -> requests.merge(op, 1, Integer::sum), Duration.ZERO);
+        UnderStores opener = new UnderStores(List.of(dir.resolve("data")), new CredentialsResolver(null, Map.of()));
+        stores = new MountedStores(opener, op -> requests.merge(op, 1, Integer::sum), Duration.ZERO);
     }
 
     @AfterEach

@@ -62,7 +62,8 @@ public class BlockSource {
         MountedStores.Located located = stores.locate(spec.mounts(), block.path());
         long wanted = length < 0 ? blockSize - offsetInBlock : Math.min(length, blockSize - offsetInBlock);
         long started = System.nanoTime();
-        InputStream in = located.store().read(located.key(), block.etag(), block.index() * blockSize + offsetInBlock, wanted);
+        InputStream in = located.store().read(located.key(), block.etag(), block.index() * blockSize + offsetInBlock,
+                wanted);
         stats.underStoreRead(Duration.ofNanos(System.nanoTime() - started));
         return new Counted(in);
     }

@@ -43,13 +43,11 @@ public class S3Routes {
 
     private static final Logger LOG = Logger.getLogger(S3Routes.class);
     /** Sub-resources we know of and do not serve: answered NotImplemented rather than mistaken for a listing. */
-    private static final Set<String> UNSUPPORTED = Set.of("acl", "policy", "versioning", "lifecycle", "cors",
-            "tagging", "versions", "website", "logging", "notification", "replication", "encryption", "retention",
-            "legal-hold", "object-lock", "torrent", "restore", "select", "accelerate", "requestPayment",
+    private static final Set<String> UNSUPPORTED_SUBRESOURCES = Set.of("acl", "policy", "versioning", "lifecycle",
+            "cors", "tagging", "versions", "website", "logging", "notification", "replication", "encryption",
+            "retention", "legal-hold", "object-lock", "torrent", "restore", "select", "accelerate", "requestPayment",
             "ownershipControls", "publicAccessBlock", "inventory", "analytics", "metrics", "intelligent-tiering",
             "attributes", "delete");
-
-    private static final Set<String> READS_BODY = Set.of("PutObject", "UploadPart", "CompleteMultipartUpload");
 
     private final Authenticator authenticator;
     private final NearCache near;
@@ -88,15 +86,16 @@ public class S3Routes {
         HttpServerResponse response = http.response();
         response.putHeader("x-amz-request-id", requestId).putHeader("Server", "Granary");
         S3Request[] parsed = {null};
-        String[] operation = {"Unknown"};
-        response.headersEndHandler(head -> metrics.firstByte(operation[0], Duration.ofNanos(System.nanoTime() - started)));
-        response.endHandler(end -> metrics.request(operation[0], response.getStatusCode()));
+        S3Operation[] operation = {S3Operation.UNKNOWN};
+        response.headersEndHandler(head -> metrics.firstByte(operation[0].awsName(),
+                Duration.ofNanos(System.nanoTime() - started)));
+        response.endHandler(end -> metrics.request(operation[0].awsName(), response.getStatusCode()));
         try {
             S3Request request = S3Request.of(http);
             parsed[0] = request;
             Principal principal = authenticator.authenticate(http);
-            operation[0] = operation(request);
-            if (!READS_BODY.contains(operation[0])) {
+            operation[0] = S3Operation.of(request);
+            if (!operation[0].readsBody()) {
                 http.resume();  // any body is not ours to read: let it drain, so the connection can go on
             } else if ("100-continue".equalsIgnoreCase(http.getHeader("Expect"))) {
                 response.writeContinue();  // boto3 waits for it before sending an upload's body
@@ -107,82 +106,56 @@ public class S3Routes {
         }
     }
 
-    private static String operation(S3Request request) {
-        HttpMethod method = request.http().method();
-        if (request.bucket() == null) {
-            return method == HttpMethod.GET ? "ListBuckets" : "Service" + method.name();
-        }
-        if (request.key() == null) {
-            if (method == HttpMethod.GET) {
-                return request.has("location") ? "GetBucketLocation"
-                        : "2".equals(request.param("list-type")) ? "ListObjectsV2" : "ListObjects";
-            }
-            return method == HttpMethod.HEAD ? "HeadBucket" : "Bucket" + method.name();
-        }
-        if (method == HttpMethod.GET) {
-            return "GetObject";
-        } else if (method == HttpMethod.HEAD) {
-            return "HeadObject";
-        } else if (method == HttpMethod.PUT) {
-            return request.has("uploadId") ? "UploadPart" : "PutObject";
-        } else if (method == HttpMethod.POST) {
-            return request.has("uploads") ? "CreateMultipartUpload"
-                    : request.has("uploadId") ? "CompleteMultipartUpload" : "ObjectPOST";
-        } else if (method == HttpMethod.DELETE) {
-            return request.has("uploadId") ? "AbortMultipartUpload" : "DeleteObject";
-        }
-        return "Object" + method.name();
-    }
-
-    private Future<?> dispatch(RoutingContext ctx, S3Request request, Principal principal, String operation) {
+    private Future<?> dispatch(RoutingContext ctx, S3Request request, Principal principal, S3Operation operation) {
         if (request.header("x-amz-copy-source") != null) {
             throw S3Exception.notImplemented("CopyObject and UploadPartCopy");  // never a PUT of its empty body
         }
         if (request.http().method() == HttpMethod.GET && (request.has("uploads") || request.has("uploadId"))) {
             throw S3Exception.notImplemented("ListMultipartUploads and ListParts");
         }
-        for (String name : UNSUPPORTED) {
+        for (String name : UNSUPPORTED_SUBRESOURCES) {
             if (request.has(name)) {
                 throw S3Exception.notImplemented("the '" + name + "' sub-resource");
             }
         }
         HttpServerResponse response = request.http().response();
         return switch (operation) {
-            case "ListBuckets" -> blocking(ctx, buckets::listBuckets).compose(xml -> ok(response, xml));
-            case "HeadBucket" -> blocking(ctx, () -> dataset(request)).compose(d -> response.end());
-            case "GetBucketLocation" -> blocking(ctx, () -> dataset(request))
+            case LIST_BUCKETS -> blocking(ctx, buckets::listBuckets).compose(xml -> ok(response, xml));
+            case HEAD_BUCKET -> blocking(ctx, () -> dataset(request)).compose(d -> response.end());
+            case GET_BUCKET_LOCATION -> blocking(ctx, () -> dataset(request))
                     .compose(d -> ok(response, buckets.location(region)));
-            case "ListObjectsV2" -> blocking(ctx, () -> buckets.listV2(request, dataset(request).name()))
+            case LIST_OBJECTS_V2 -> blocking(ctx, () -> buckets.listV2(request, dataset(request).name()))
                     .compose(xml -> ok(response, xml));
-            case "ListObjects" -> blocking(ctx, () -> buckets.listV1(request, dataset(request).name()))
+            case LIST_OBJECTS -> blocking(ctx, () -> buckets.listV1(request, dataset(request).name()))
                     .compose(xml -> ok(response, xml));
-            case "GetObject", "HeadObject" -> resolve(ctx, request)
+            case GET_OBJECT, HEAD_OBJECT -> resolve(ctx, request)
                     .compose(resolved -> objects.get(request, resolved.dataset(), resolved.file()));
-            case "PutObject" -> blocking(ctx, () -> writable(request))
+            case PUT_OBJECT -> blocking(ctx, () -> writable(request))
                     .compose(dataset -> writes.put(request.http(), principal, dataset, request.key()))
                     .compose(written -> response.putHeader("ETag", S3Responses.etag(written.etag())).end());
-            case "UploadPart" -> blocking(ctx, () -> writable(request))
+            case UPLOAD_PART -> blocking(ctx, () -> writable(request))
                     .compose(dataset -> writes.uploadPart(request.http(), principal, dataset, request.key(),
                             request.param("uploadId"), partNumber(request)))
                     .compose(etag -> response.putHeader("ETag", S3Responses.etag(etag)).end());
-            case "CreateMultipartUpload" -> blocking(ctx, () -> {
+            case CREATE_MULTIPART_UPLOAD -> blocking(ctx, () -> {
                 Dataset dataset = writable(request);
                 return Multipart.initiated(dataset.name(), request.key(), writes.createUpload(dataset, request.key()));
             }).compose(xml -> ok(response, xml));
-            case "CompleteMultipartUpload" -> Multipart.readParts(request.http())
+            case COMPLETE_MULTIPART_UPLOAD -> Multipart.readParts(request.http())
                     .compose(parts -> blocking(ctx, () -> writes.completeUpload(writable(request), request.key(),
                             request.param("uploadId"), parts)))
                     .compose(done -> ok(response, Multipart.completed(request, done)));
-            case "AbortMultipartUpload" -> blocking(ctx, () -> {
+            case ABORT_MULTIPART_UPLOAD -> blocking(ctx, () -> {
                 writes.abortUpload(writable(request), request.key(), request.param("uploadId"));
                 return true;
             }).compose(done -> response.setStatusCode(204).end());
-            case "DeleteObject" -> blocking(ctx, () -> {
+            case DELETE_OBJECT -> blocking(ctx, () -> {
                 writes.delete(writable(request), request.key());
                 return true;
             }).compose(done -> response.setStatusCode(204).end());
-            default -> throw S3Exception.notImplemented(request.http().method() + " " + (request.key() != null
-                    ? "on an object" : request.bucket() != null ? "on a bucket" : "on the service"));
+            case UNSUPPORTED, UNKNOWN -> throw S3Exception.notImplemented(request.http().method() + " "
+                    + (request.key() != null ? "on an object" : request.bucket() != null ? "on a bucket"
+                    : "on the service"));
         };
     }
 

@@ -91,7 +91,8 @@ class BlockFetchTest {
     private static void serveRange(HttpServerRequest request) {
         ByteRange.Slice range = ByteRange.parse(request.getHeader("Range")).resolve(BLOCK.length);
         request.response().setStatusCode(206)
-                .end(Buffer.buffer(Arrays.copyOfRange(BLOCK, (int) range.offset(), (int) (range.offset() + range.length()))));
+                .end(Buffer.buffer(Arrays.copyOfRange(BLOCK, (int) range.offset(),
+                        (int) (range.offset() + range.length()))));
     }
 
     /** A GET of the gateway, whose response is the fetch piped into it; the body the client got. */

@@ -4,7 +4,9 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Which blocks a ranged GET makes the gateway load ahead: only a read that continues the last one, and only after it. */
+/**
+ * Which blocks a ranged GET makes the gateway load ahead: only a read that continues the last one, and only after it.
+ */
 class SequentialPrefetchTest {
 
     private static final long MB = 1 << 20;

@@ -104,7 +104,8 @@ public class AdmissionResource {
         List<String> warnings = new ArrayList<>(optIn.warnings());
         warnings.addAll(mutation.towardData(after, optIn, cached));
         metrics.admitted(Outcome.MUTATED);
-        LOG.debugf("%s: %s", describe(request, pod), after.getMetadata().getAnnotations().get(PodMutation.AFFINITY_ANNOTATION));
+        LOG.debugf("%s: %s", describe(request, pod),
+                after.getMetadata().getAnnotations().get(PodMutation.AFFINITY_ANNOTATION));
         return reviews.allow(request, pod, after, warnings);
     }
 

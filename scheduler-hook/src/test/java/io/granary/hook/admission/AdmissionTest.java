@@ -141,7 +141,8 @@ class AdmissionTest {
         for (JsonNode op : Reviews.patch(answer)) {
             assertThat(op.path("op").asText()).isIn("add", "replace");
             assertThat(op.path("path").asText()).matches(
-                    "/spec/affinity|/spec/(initContainers|containers)/\\d+/env(/\\d+)?|/metadata/annotations/granary.io~1affinity");
+                    "/spec/affinity|/spec/(initContainers|containers)/\\d+/env(/\\d+)?"
+                            + "|/metadata/annotations/granary.io~1affinity");
         }
         // Everything else the API server sent is untouched.
         ObjectNode original = Reviews.pod(review);

@@ -1,0 +1,69 @@
+package io.granary.gateway.s3;
+
+import io.vertx.core.http.HttpMethod;
+
+/**
+ * The S3 operations the gateway tells apart, by the names AWS gives them (the {@code operation} tag of its
+ * metrics). What it does not serve is {@link #UNSUPPORTED}, answered NotImplemented; {@link #UNKNOWN} is a request
+ * that failed before it could be told apart (unparseable or unauthenticated).
+ */
+public enum S3Operation {
+    LIST_BUCKETS("ListBuckets"),
+    HEAD_BUCKET("HeadBucket"),
+    GET_BUCKET_LOCATION("GetBucketLocation"),
+    LIST_OBJECTS("ListObjects"),
+    LIST_OBJECTS_V2("ListObjectsV2"),
+    GET_OBJECT("GetObject"),
+    HEAD_OBJECT("HeadObject"),
+    PUT_OBJECT("PutObject"),
+    CREATE_MULTIPART_UPLOAD("CreateMultipartUpload"),
+    UPLOAD_PART("UploadPart"),
+    COMPLETE_MULTIPART_UPLOAD("CompleteMultipartUpload"),
+    ABORT_MULTIPART_UPLOAD("AbortMultipartUpload"),
+    DELETE_OBJECT("DeleteObject"),
+    UNSUPPORTED("Unsupported"),
+    UNKNOWN("Unknown");
+
+    private final String awsName;
+
+    S3Operation(String awsName) {
+        this.awsName = awsName;
+    }
+
+    public String awsName() {
+        return awsName;
+    }
+
+    /** Whether the request body is the operation's input (any other body is drained unread). */
+    boolean readsBody() {
+        return this == PUT_OBJECT || this == UPLOAD_PART || this == COMPLETE_MULTIPART_UPLOAD;
+    }
+
+    /** Which operation a request is, from its method, whether it names a bucket and a key, and its query. */
+    static S3Operation of(S3Request request) {
+        HttpMethod method = request.http().method();
+        if (request.bucket() == null) {
+            return method == HttpMethod.GET ? LIST_BUCKETS : UNSUPPORTED;
+        }
+        if (request.key() == null) {
+            if (method == HttpMethod.GET) {
+                return request.has("location") ? GET_BUCKET_LOCATION
+                        : "2".equals(request.param("list-type")) ? LIST_OBJECTS_V2 : LIST_OBJECTS;
+            }
+            return method == HttpMethod.HEAD ? HEAD_BUCKET : UNSUPPORTED;
+        }
+        if (method == HttpMethod.GET) {
+            return GET_OBJECT;
+        } else if (method == HttpMethod.HEAD) {
+            return HEAD_OBJECT;
+        } else if (method == HttpMethod.PUT) {
+            return request.has("uploadId") ? UPLOAD_PART : PUT_OBJECT;
+        } else if (method == HttpMethod.POST) {
+            return request.has("uploads") ? CREATE_MULTIPART_UPLOAD
+                    : request.has("uploadId") ? COMPLETE_MULTIPART_UPLOAD : UNSUPPORTED;
+        } else if (method == HttpMethod.DELETE) {
+            return request.has("uploadId") ? ABORT_MULTIPART_UPLOAD : DELETE_OBJECT;
+        }
+        return UNSUPPORTED;
+    }
+}
