@@ -19,8 +19,17 @@ final class CronSchedules {
     private CronSchedules() {
     }
 
-    /** @throws ValidationException naming {@code schedule} when the expression does not parse */
+    /** @throws ValidationException naming {@code schedule} when the expression does not parse or never fires */
     static ExecutionTime parse(String schedule) {
+        ExecutionTime parsed = parseExpression(schedule);
+        if (parsed.nextExecution(ZonedDateTime.now()).isEmpty()) {
+            // Accepted, it would be recorded and then fail every attempt to schedule it (at each restart too).
+            throw new ValidationException("schedule", "'" + schedule + "' never fires");
+        }
+        return parsed;
+    }
+
+    private static ExecutionTime parseExpression(String schedule) {
         String expression = macro(schedule.strip());
         try {
             int fields = expression.split("\\s+").length;

@@ -89,11 +89,10 @@ class CronSchedulesTest {
     }
 
     @Test
-    void aScheduleThatNeverFiresParsesButHasNoNextFiring() {
-        ExecutionTime february30 = CronSchedules.parse("0 0 30 2 *");
-
-        assertThatThrownBy(() -> CronSchedules.untilNext(february30, NOW))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("never fires again");
+    void aScheduleThatNeverFiresIsRefusedNamingTheSchedule() {
+        assertThatThrownBy(() -> CronSchedules.parse("0 0 30 2 *"))
+                .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("schedule"))
+                .hasMessageContaining("never fires");
     }
 
     @Test
