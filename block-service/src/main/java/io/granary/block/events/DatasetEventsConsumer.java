@@ -5,7 +5,6 @@ import io.granary.block.store.TieredStore;
 import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.contracts.events.DatasetEvent;
 import io.granary.contracts.events.Topics;
-import io.granary.contracts.validation.Check;
 import io.granary.kit.events.KafkaEvents;
 import io.granary.ufs.MountedStores;
 import io.smallrye.common.annotation.Blocking;
@@ -38,10 +37,7 @@ public class DatasetEventsConsumer {
     @Incoming(Topics.DATASET_EVENTS)
     @Blocking
     public void onDatasetEvent(String message) {
-        events.consume(Topics.DATASET_EVENTS, message, DatasetEvent.class, event -> {
-            Check.required("type", event.type());
-            handle(event);
-        });
+        events.consume(Topics.DATASET_EVENTS, message, DatasetEvent.class, this::handle);
     }
 
     private void handle(DatasetEvent event) {

@@ -2,6 +2,7 @@ package io.granary.contracts.dataload;
 
 import io.granary.contracts.dataset.DatasetPaths;
 import io.granary.contracts.validation.Check;
+import io.granary.contracts.validation.Validated;
 import io.granary.contracts.validation.ValidationException;
 
 import java.util.ArrayList;
@@ -18,7 +19,8 @@ import java.util.regex.Pattern;
  * @param priority     higher runs first
  */
 public record DataLoadSpec(String dataset, List<Target> targets, List<String> files, boolean metadataOnly,
-                           LoadPolicy policy, String schedule, int priority) {
+                           LoadPolicy policy, String schedule, int priority)
+        implements Validated<DataLoadSpec> {
 
     /**
      * minute hour day-of-month month day-of-week, optionally led by a seconds field (six fields, Quartz style: for
@@ -38,6 +40,7 @@ public record DataLoadSpec(String dataset, List<Target> targets, List<String> fi
      *
      * @throws ValidationException naming the first bad field
      */
+    @Override
     public DataLoadSpec validate() {
         Check.datasetName("dataset", dataset);
         if (targets.isEmpty() && files.isEmpty()) {

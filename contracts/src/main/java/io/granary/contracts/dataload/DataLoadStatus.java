@@ -1,5 +1,8 @@
 package io.granary.contracts.dataload;
 
+import io.granary.contracts.validation.Check;
+import io.granary.contracts.validation.Validated;
+
 import java.time.Instant;
 import java.util.List;
 
@@ -13,10 +16,18 @@ import java.util.List;
  */
 public record DataLoadStatus(String id, String dataset, DataLoadPhase phase, long filesDone, long filesTotal,
                              long bytesDone, long bytesTotal, double bytesPerSecond, Long etaSeconds,
-                             Instant startedAt, Instant finishedAt, List<FileError> errors, Instant updatedAt) {
+                             Instant startedAt, Instant finishedAt, List<FileError> errors, Instant updatedAt)
+        implements Validated<DataLoadStatus> {
 
     public DataLoadStatus {
         errors = errors == null ? List.of() : List.copyOf(errors);
+    }
+
+    @Override
+    public DataLoadStatus validate() {
+        Check.required("id", id);
+        Check.required("phase", phase);
+        return this;
     }
 
     /** Accepted, waiting its turn. */

@@ -2,6 +2,7 @@ package io.granary.contracts.dataload;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.granary.contracts.validation.Check;
+import io.granary.contracts.validation.Validated;
 import io.granary.contracts.validation.ValidationException;
 
 import java.util.List;
@@ -12,7 +13,8 @@ import java.util.regex.Pattern;
  * {@code requestId} chosen by the sender; the same requestId twice starts one load.
  */
 public record PreloadRequest(String requestId, String dataset, List<Target> targets, List<String> files,
-                             boolean metadataOnly, LoadPolicy policy, String schedule, int priority) {
+                             boolean metadataOnly, LoadPolicy policy, String schedule, int priority)
+        implements Validated<PreloadRequest> {
 
     private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
 
@@ -30,6 +32,7 @@ public record PreloadRequest(String requestId, String dataset, List<Target> targ
      * @return the validated, normalised request
      * @throws ValidationException naming the first bad field
      */
+    @Override
     public PreloadRequest validate() {
         Check.required("requestId", requestId);
         if (!REQUEST_ID.matcher(requestId).matches()) {

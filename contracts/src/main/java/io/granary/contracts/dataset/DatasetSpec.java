@@ -2,6 +2,7 @@ package io.granary.contracts.dataset;
 
 import io.granary.contracts.block.ByteSize;
 import io.granary.contracts.validation.Check;
+import io.granary.contracts.validation.Validated;
 import io.granary.contracts.validation.ValidationException;
 
 import java.net.URI;
@@ -27,7 +28,8 @@ import java.util.Set;
  * @param readOnly     refuse writes through the gateway
  */
 public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Integer replicas,
-                          Map<String, String> nodeSelector, String metadataTtl, Boolean readOnly) {
+                          Map<String, String> nodeSelector, String metadataTtl, Boolean readOnly)
+        implements Validated<DatasetSpec> {
 
     public static final String DEFAULT_BLOCK_SIZE = "16MiB";
     public static final long MIN_BLOCK_SIZE = 64 * 1024;
@@ -44,6 +46,7 @@ public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Int
     }
 
     /** @throws ValidationException naming the first bad field */
+    @Override
     public DatasetSpec validate() {
         Check.datasetName("name", name);
         if (mounts.isEmpty()) {

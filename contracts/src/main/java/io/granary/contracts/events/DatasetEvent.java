@@ -1,5 +1,8 @@
 package io.granary.contracts.events;
 
+import io.granary.contracts.validation.Check;
+import io.granary.contracts.validation.Validated;
+
 import java.time.Instant;
 
 /**
@@ -13,7 +16,8 @@ import java.time.Instant;
  * @param etag     for FILE_CHANGED: the file's new etag; null when it was removed
  * @param workerId for WORKER_JOINED and WORKER_LEFT: the worker; null otherwise
  */
-public record DatasetEvent(Type type, String dataset, String path, String etag, String workerId, Instant at) {
+public record DatasetEvent(Type type, String dataset, String path, String etag, String workerId, Instant at)
+        implements Validated<DatasetEvent> {
 
     public enum Type {
         CREATED, UPDATED, DELETED, SYNCED, FILE_CHANGED, CACHE_FREED, WORKER_JOINED, WORKER_LEFT
@@ -33,6 +37,12 @@ public record DatasetEvent(Type type, String dataset, String path, String etag, 
 
     public static DatasetEvent membership(Type type, String workerId, Instant at) {
         return new DatasetEvent(type, null, null, null, workerId, at);
+    }
+
+    @Override
+    public DatasetEvent validate() {
+        Check.required("type", type);
+        return this;
     }
 
     /** The Kafka key: the dataset, so one dataset's events stay in order; the worker for membership events. */

@@ -1,5 +1,7 @@
 package io.granary.contracts.events;
 
+import io.granary.contracts.validation.Check;
+import io.granary.contracts.validation.Validated;
 import io.granary.contracts.worker.Tier;
 
 import java.time.Instant;
@@ -19,12 +21,21 @@ import java.util.Map;
  */
 public record HeartbeatEvent(String workerId, String node, String address, Map<String, String> labels,
                              List<Tier> tiers, long hits, long misses, long bytesServed, long underStoreBytesRead,
-                             Map<String, ReadCounters> datasets, Map<String, Long> cachedBytes, Instant at) {
+                             Map<String, ReadCounters> datasets, Map<String, Long> cachedBytes, Instant at)
+        implements Validated<HeartbeatEvent> {
 
     public HeartbeatEvent {
         labels = labels == null ? Map.of() : Map.copyOf(labels);
         tiers = tiers == null ? List.of() : List.copyOf(tiers);
         datasets = datasets == null ? Map.of() : Map.copyOf(datasets);
         cachedBytes = cachedBytes == null ? null : Map.copyOf(cachedBytes);
+    }
+
+    @Override
+    public HeartbeatEvent validate() {
+        Check.required("workerId", workerId);
+        Check.required("node", node);
+        Check.required("address", address);
+        return this;
     }
 }

@@ -2,7 +2,6 @@ package io.granary.gateway.events;
 
 import io.granary.contracts.events.DatasetEvent;
 import io.granary.contracts.events.Topics;
-import io.granary.contracts.validation.Check;
 import io.granary.gateway.client.LiveWorkers;
 import io.granary.gateway.client.NearCache;
 import io.granary.kit.events.KafkaEvents;
@@ -38,7 +37,6 @@ public class NearCacheInvalidator {
     @Blocking
     public void onDatasetEvent(String message) {
         events.consume(Topics.DATASET_EVENTS, message, DatasetEvent.class, event -> {
-            Check.required("type", event.type());
             LOG.debugf("dataset %s %s", event.dataset(), event.type());
             switch (event.type()) {
                 case WORKER_JOINED, WORKER_LEFT -> liveWorkers.refresh();

@@ -4,8 +4,6 @@ import io.granary.contracts.dataload.DataLoadStatus;
 import io.granary.contracts.events.BlockEvent;
 import io.granary.contracts.events.HeartbeatEvent;
 import io.granary.contracts.events.Topics;
-import io.granary.contracts.validation.Check;
-import io.granary.contracts.validation.ValidationException;
 import io.granary.kit.events.KafkaEvents;
 import io.granary.metadata.service.CacheStatistics;
 import io.granary.metadata.service.Membership;
@@ -15,7 +13,7 @@ import org.jboss.logging.Logger;
 
 /**
  * Reads what the workers and the preload-service report. A message that does not parse or lacks what it must
- * carry goes to {@code granary.deadletter} with the reason ({@link KafkaEvents}); the consumer carries on.
+ * carry (each record's {@code validate}) goes to {@code granary.deadletter} with the reason ({@link KafkaEvents}); the consumer carries on.
  */
 @ApplicationScoped
 public class ClusterEventsConsumer {
@@ -35,9 +33,6 @@ public class ClusterEventsConsumer {
     @Incoming(Topics.WORKER_HEARTBEATS)
     public void onHeartbeat(String message) {
         events.consume(Topics.WORKER_HEARTBEATS, message, HeartbeatEvent.class, heartbeat -> {
-            Check.required("workerId", heartbeat.workerId());
-            Check.required("node", heartbeat.node());
-            Check.required("address", heartbeat.address());
             membership.heartbeat(heartbeat);
             statistics.record(heartbeat);
         });
@@ -45,24 +40,12 @@ public class ClusterEventsConsumer {
 
     @Incoming(Topics.BLOCK_EVENTS)
     public void onBlockEvent(String message) {
-        events.consume(Topics.BLOCK_EVENTS, message, BlockEvent.class, event -> {
-            Check.required("type", event.type());
-            Check.required("dataset", event.dataset());
-            Check.required("node", event.node());
-            Check.required("workerId", event.workerId());
-            if (event.bytes() < 0) {
-                throw new ValidationException("bytes", "must not be negative");
-            }
-            statistics.record(event);
-        });
+        events.consume(Topics.BLOCK_EVENTS, message, BlockEvent.class, statistics::record);
     }
 
     @Incoming(Topics.PRELOAD_STATUS)
     public void onPreloadStatus(String message) {
-        events.consume(Topics.PRELOAD_STATUS, message, DataLoadStatus.class, status -> {
-            Check.required("id", status.id());
-            Check.required("phase", status.phase());
-            LOG.debugf("dataload %s is %s", status.id(), status.phase());
-        });
+        events.consume(Topics.PRELOAD_STATUS, message, DataLoadStatus.class,
+                status -> LOG.debugf("dataload %s is %s", status.id(), status.phase()));
     }
 }

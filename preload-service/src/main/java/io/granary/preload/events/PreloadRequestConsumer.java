@@ -38,8 +38,7 @@ public class PreloadRequestConsumer {
     @Blocking
     public void onRequest(String message) {
         try {
-            events.consume(Topics.PRELOAD_REQUESTS, message, PreloadRequest.class, received -> {
-                PreloadRequest request = received.validate();
+            events.consume(Topics.PRELOAD_REQUESTS, message, PreloadRequest.class, request -> {
                 loads.submit(request.requestId(), request.spec());
                 LOG.infof("preload request %s for dataset %s accepted", request.requestId(), request.dataset());
             });

@@ -2,6 +2,7 @@ package io.granary.kit.events;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.contracts.validation.Validated;
 import io.granary.contracts.validation.ValidationException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
@@ -58,8 +59,8 @@ public class KafkaEvents {
     }
 
     /**
-     * Parses {@code message} as a {@code type} and hands it on; the handler checks what the event must carry
-     * ({@code Check.required}) and throws to refuse it.
+     * Parses {@code message} as a {@code type}, validates it when it is {@link Validated} (every event record of
+     * {@code contracts} is), and hands it on; the handler may throw to refuse it too.
      *
      * @throws IllegalArgumentException when the message is not a {@code type}, or whatever the handler threw;
      *                                  either way the message is counted as dead-lettered
@@ -84,6 +85,6 @@ public class KafkaEvents {
         if (value == null) {
             throw new ValidationException("value", "is empty");
         }
-        return value;
+        return value instanceof Validated<?> validated ? type.cast(validated.validate()) : value;
     }
 }

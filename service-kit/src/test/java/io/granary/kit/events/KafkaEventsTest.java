@@ -46,10 +46,20 @@ class KafkaEventsTest {
     }
 
     @Test
-    void whatTheHandlerRefusesIsDeadLetteredToo() {
+    void anEventThatFailsItsValidationIsNeverHandedOn() {
         assertThatThrownBy(() -> events.consume(Topics.DATASET_EVENTS, "{\"dataset\":\"imagenet\"}",
-                DatasetEvent.class, event -> Check.required("type", event.type())))
+                DatasetEvent.class, handled::add))
                 .isInstanceOf(ValidationException.class).hasMessage("type: is required");
+
+        assertThat(handled).isEmpty();
+        assertThat(count("granary.events.deadlettered")).isEqualTo(1);
+    }
+
+    @Test
+    void whatTheHandlerRefusesIsDeadLetteredToo() {
+        assertThatThrownBy(() -> events.consume(Topics.DATASET_EVENTS, "{\"type\":\"DELETED\"}",
+                DatasetEvent.class, event -> Check.required("dataset", event.dataset())))
+                .isInstanceOf(ValidationException.class).hasMessage("dataset: is required");
 
         assertThat(count("granary.events.deadlettered")).isEqualTo(1);
     }
