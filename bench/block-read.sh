@@ -5,6 +5,7 @@
 # Needs the services built (./mvnw -DskipTests package); starts Kafka, S3Proxy, a metadata-service and a worker in
 # a scratch directory and stops them when it ends.
 set -euo pipefail
+# shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SIZE_MIB=512
@@ -60,7 +61,7 @@ rate() { awk -v level="$1" '$3 == level { bytes += $1; secs += $2 } END { if (se
 MEM=$(rate MEM "$WORK/warm.txt")
 SSD=$(rate SSD "$WORK/warm.txt")
 DIRECT=$(rate S3 "$WORK/direct.txt")
-cmp() { [[ $1 == n/a ]] && echo "n/a" || ratio "$1" "$2"; }
+cmp() { if [[ $1 == n/a ]]; then echo "n/a"; else ratio "$1" "$2"; fi; }
 
 cat <<TABLE
 

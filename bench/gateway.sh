@@ -7,6 +7,7 @@
 # Needs the services built (./mvnw -DskipTests package); starts Kafka, S3Proxy, a metadata-service, one worker and
 # the gateway in a scratch directory, and stops them when it ends.
 set -euo pipefail
+# shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SIZE_MIB=1024

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced: it sets variables for the scripts that source it
 # Shared by the bench scripts: start pieces of Granary in a scratch directory, stop them all on exit.
 # Each piece runs as its own process, as ./granary up runs it; every PID is remembered and killed on exit.
 
@@ -57,6 +58,7 @@ start_kafka() {
   wait_until 120 "$WORK/kafka.log" grep -q "kafka ready" "$WORK/kafka.log"
 }
 
+# shellcheck disable=SC2120  # its arguments are optional
 start_s3() {  # start_s3 [NETNS HOST]: S3Proxy on loopback, or on HOST inside the network namespace NETNS
   local in_netns=() host=127.0.0.1
   if (( $# )); then in_netns=(ip netns exec "$1"); host=$2; fi

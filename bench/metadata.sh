@@ -4,6 +4,7 @@
 #   bench/metadata.sh [--files 100000] [--s3-objects 5000]
 # Needs the services built (./mvnw -DskipTests package).
 set -euo pipefail
+# shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 FILES=100000

@@ -4,6 +4,7 @@
 #   bench/preload.sh [--files 2000] [--file-kib 128] [--big-mib 256]
 # Needs the services built (./mvnw -DskipTests package).
 set -euo pipefail
+# shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 FILES=2000
@@ -66,7 +67,7 @@ ID=$(dataload bench)
 END=$(date +%s.%N)
 PRELOAD_SECS=$(python3 -c "print(f'{$END - $START:.3f}')")
 PRELOADED=$(curl -sf "$PRELOAD_URL/api/v1/dataloads/$ID" | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["filesDone"], s["bytesDone"])')
-read -r PRE_FILES PRE_BYTES <<< "$PRELOADED"
+read -r _ PRE_BYTES <<< "$PRELOADED"
 [[ $PRE_BYTES == "$TOTAL_BYTES" ]] || die "preloaded $PRE_BYTES bytes of $TOTAL_BYTES"
 
 N=$(( FILES + 1 ))

@@ -9,6 +9,7 @@
 # Needs the services built (./mvnw -DskipTests package); every process it starts is stopped when it ends.
 set -euo pipefail
 shopt -s inherit_errexit  # a failure inside $(...) stops the run too
+# shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SIZE_MIB=1024

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced: it sets SERVICE_PID for its caller
 # Granary's services on this machine, as ./granary up and bench/ start them. Sourced, not run.
 #
 # Each service runs in the local profile, keyed on one directory: GRANARY_DATA_DIR's files are the under-store and
