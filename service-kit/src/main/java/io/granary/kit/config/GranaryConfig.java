@@ -1,7 +1,6 @@
 package io.granary.kit.config;
 
 import io.smallrye.config.ConfigMapping;
-import io.smallrye.config.WithDefault;
 
 import java.net.URI;
 import java.nio.file.Path;
@@ -16,8 +15,10 @@ import java.util.Optional;
 @ConfigMapping(prefix = "granary")
 public interface GranaryConfig {
 
-    /** The metadata-service ({@code GRANARY_METADATA_URL}); also the REST client's URL. */
-    @WithDefault("http://127.0.0.1:8081")
+    /**
+     * The metadata-service ({@code GRANARY_METADATA_URL}); also the REST client's URL. Its default sits in this
+     * module's config file, not here: the client's URL refers to it even in a service that never injects this.
+     */
     URI metadataUrl();
 
     /**
