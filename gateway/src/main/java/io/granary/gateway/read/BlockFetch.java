@@ -15,6 +15,7 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
 
 import java.net.URI;
+import java.util.concurrent.CancellationException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeoutException;
@@ -58,6 +59,12 @@ final class BlockFetch {
         fetch.arm();
         client.request(options).compose(request -> {
             fetch.request = request;
+            if (fetch.finished) {
+                // Cancelled (or timed out) while the connection was being got: never sent, the connection freed.
+                request.reset();
+                return Future.failedFuture(new CancellationException("fetch of block " + slice.index()
+                        + " cancelled before it was sent"));
+            }
             return request.send();
         }).onComplete(result -> {
             fetch.disarm();
@@ -140,6 +147,7 @@ final class BlockFetch {
     void cancel() {
         finished = true;
         disarm();
+        response.tryFail(new CancellationException("fetch of block " + slice.index() + " cancelled"));
         response.future().onSuccess(answer -> answer.request().reset());
         if (request != null) {
             request.reset();

@@ -8,6 +8,7 @@ import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import org.junit.jupiter.api.AfterAll;
@@ -23,7 +24,10 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
 
 import static io.granary.gateway.read.Local.address;
@@ -206,5 +210,32 @@ class BlockFetchTest {
         Outcome ended = await(outcome);
         assertThat(ended.failure()).isNotNull().isNotInstanceOf(BlockFetch.OwnerRefused.class);
         assertThat(ended.written()).isZero();
+    }
+
+    @Test
+    void aFetchCancelledBeforeItIsSentNeverAsksTheOwner() {
+        List<String> asked = new CopyOnWriteArrayList<>();
+        Worker silent = owner(request -> {
+            asked.add(request.path());
+            if (request.path().equals("/probe")) {
+                request.response().end();
+            }  // a block is never answered: a request sent would hold its connection until the owner dies
+        });
+        CompletableFuture<BlockFetch> started = new CompletableFuture<>();
+
+        // As ObjectStream does when the client goes away right after the fetch was started: on the event loop,
+        // before the connection to the owner is even there.
+        vertx.runOnContext(now -> {
+            BlockFetch fetch = BlockFetch.start(vertx, workers, silent, "imagenet", FILE, SLICE, TIMEOUT_MILLIS);
+            fetch.cancel();
+            started.complete(fetch);
+        });
+        Throwable failure = Local.failure(await(started).pipeTo(null));
+        // Sent after it through the same client: when the probe is answered, the fetch would have gone out.
+        await(workers.request(HttpMethod.GET, owner.actualPort(), "127.0.0.1", "/probe")
+                .compose(request -> request.send()).compose(response -> response.body()));
+
+        assertThat(failure).isInstanceOf(CancellationException.class);
+        assertThat(asked).as("only the probe reached the owner").containsExactly("/probe");
     }
 }
