@@ -270,8 +270,10 @@ class TrainingDataScenarioIT {
     /** Reads of the object store: by each worker (fills), and by the gateway itself (fallbacks, its own reads). */
     private Map<String, Double> underStoreReads() {
         return Map.of(
-                "workers: granary_understore_bytes_total", Metrics.sum("granary_understore_bytes_total", live(WORKER_1, WORKER_2)),
-                "gateway: granary_gateway_ufs_requests_total", Metrics.sum("granary_gateway_ufs_requests_total", GATEWAY),
+                "workers: granary_understore_bytes_total",
+                Metrics.sum("granary_understore_bytes_total", live(WORKER_1, WORKER_2)),
+                "gateway: granary_understore_requests_total",
+                Metrics.sum("granary_understore_requests_total", GATEWAY),
                 "gateway: granary_gateway_fallbacks_total", Metrics.sum("granary_gateway_fallbacks_total", GATEWAY));
     }
 

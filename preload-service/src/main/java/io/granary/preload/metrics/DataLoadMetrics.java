@@ -13,7 +13,7 @@ import java.util.stream.Stream;
 /**
  * What the DataLoads of this replica did: files and bytes preloaded ({@code granary_preload_files_total},
  * {@code _bytes_total}), loads by phase ({@code granary_preload_loads{phase}}) and the rate all running loads fill
- * at ({@code granary_preload_throughput}).
+ * at ({@code granary_preload_throughput_bytes}).
  */
 @ApplicationScoped
 public class DataLoadMetrics {

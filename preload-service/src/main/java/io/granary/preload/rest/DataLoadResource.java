@@ -1,5 +1,6 @@
 package io.granary.preload.rest;
 
+import io.granary.contracts.dataload.DataLoadApi;
 import io.granary.contracts.dataload.DataLoadSpec;
 import io.granary.contracts.dataload.DataLoadStatus;
 import io.granary.contracts.validation.ValidationException;
@@ -20,7 +21,7 @@ import java.util.List;
 import java.util.Map;
 
 /** DataLoads: start one, watch it (a snapshot or a stream of server-sent events), cancel it. */
-@Path("/api/v1/dataloads")
+@Path(DataLoadApi.DATALOADS)
 @Produces(MediaType.APPLICATION_JSON)
 public class DataLoadResource {
 
@@ -47,14 +48,14 @@ public class DataLoadResource {
     }
 
     @GET
-    @Path("{id}")
+    @Path(DataLoadApi.DATALOAD)
     public DataLoadStatus get(@PathParam("id") String id) {
         return loads.get(id);
     }
 
     /** The status now, then each change (about twice a second while loading), until the load ends. */
     @GET
-    @Path("{id}/events")
+    @Path(DataLoadApi.EVENTS)
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @RestStreamElementType(MediaType.APPLICATION_JSON)
     public Multi<DataLoadStatus> events(@PathParam("id") String id) {
@@ -62,7 +63,7 @@ public class DataLoadResource {
     }
 
     @DELETE
-    @Path("{id}")
+    @Path(DataLoadApi.DATALOAD)
     public Response cancel(@PathParam("id") String id) {
         return Response.accepted(loads.cancel(id)).build();
     }
