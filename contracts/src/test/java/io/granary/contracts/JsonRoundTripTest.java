@@ -24,6 +24,7 @@ import io.granary.contracts.events.DatasetEvent;
 import io.granary.contracts.events.DeadLetter;
 import io.granary.contracts.events.HeartbeatEvent;
 import io.granary.contracts.events.ReadCounters;
+import io.granary.contracts.events.Topics;
 import io.granary.contracts.worker.Medium;
 import io.granary.contracts.worker.Tier;
 import io.granary.contracts.worker.Worker;
@@ -69,7 +70,7 @@ class JsonRoundTripTest {
                 new BlockLoadRequest("imagenet", List.of(new BlockRef("train/a.jpg", "etag", 0)), true),
                 new LocalReads(Map.of("0".repeat(32) + "-0", 3), 1),
                 DatasetEvent.membership(DatasetEvent.Type.WORKER_LEFT, "worker-1", AT),
-                new DeadLetter("granary.worker.heartbeats", 0, 42, "worker-1", "{not json", "Unexpected character"));
+                new DeadLetter(Topics.WORKER_HEARTBEATS, 0, 42, "worker-1", "{not json", "Unexpected character"));
 
         for (Object value : values) {
             assertThat(roundTrip(value)).as(value.getClass().getSimpleName()).isEqualTo(value);

@@ -162,9 +162,9 @@ class ClusterEventsTest {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> given().get("/api/v1/workers").then()
                 .body("id", hasItem("w-after-dlq")));
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(given().get("/q/metrics").asString())
-                .contains("granary_events_deadlettered_total{topic=\"granary.block.events\"} 100.0")
-                .contains("granary_events_deadlettered_total{topic=\"granary.worker.heartbeats\"} 100.0")
-                .contains("granary_events_deadlettered_total{topic=\"granary.preload.status\"} 100.0"));
+                .contains("granary_events_deadlettered_total{topic=\"" + Topics.BLOCK_EVENTS + "\"} 100.0")
+                .contains("granary_events_deadlettered_total{topic=\"" + Topics.WORKER_HEARTBEATS + "\"} 100.0")
+                .contains("granary_events_deadlettered_total{topic=\"" + Topics.PRELOAD_STATUS + "\"} 100.0"));
     }
 
     private static String header(ConsumerRecord<String, String> record, String name) {

@@ -157,7 +157,7 @@ class DataLoadTest {
             await().atMost(Duration.ofSeconds(60)).until(() -> phase(id) == DataLoadPhase.COMPLETE);
             // the second copy has been read too once the consumer moved past it
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(given().get("/q/metrics").asString())
-                    .contains("granary_events_consumed_total{topic=\"granary.preload.requests\"}"));
+                    .contains("granary_events_consumed_total{topic=\"" + Topics.PRELOAD_REQUESTS + "\"}"));
             Thread.sleep(1000);
             assertThat(statuses(kafka, id).stream().filter(s -> s.phase() == DataLoadPhase.LOADING)
                     .map(DataLoadStatus::startedAt).distinct()).hasSize(1);
