@@ -1,0 +1,72 @@
+package io.granary.fuse.client;
+
+import io.granary.contracts.block.BlockApi;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.worker.Worker;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * A worker's block API as this client uses it: a whole block ({@code GET /blocks/{dataset}/{index}}); the worker
+ * fills it from the under-store on a miss, concurrent misses of one block sharing one fill.
+ */
+public final class OwnerBlocks {
+
+    private final HttpClient http;
+    private final Duration timeout;
+
+    public OwnerBlocks(Duration timeout) {
+        this.timeout = timeout;
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2))
+                .build();
+    }
+
+    /** Failure of an owner to answer with the block: a 4xx is our request's fault, anything else the owner's. */
+    public static final class OwnerFailed extends IOException {
+
+        private final int status;
+
+        OwnerFailed(String message, int status) {
+            super(message);
+            this.status = status;
+        }
+
+        /** The owner's status, 0 when it gave none. */
+        public int status() {
+            return status;
+        }
+    }
+
+    /** The block's bytes, exactly {@code length} of them. */
+    public byte[] block(Worker owner, String dataset, FileInfo file, int index, int length)
+            throws IOException, InterruptedException {
+        URI uri = URI.create(owner.address() + BlockApi.blockPath(dataset, index) + "?path=" + encode(file.path())
+                + "&etag=" + encode(file.etag()));
+        HttpResponse<InputStream> response = http.send(HttpRequest.newBuilder(uri).timeout(timeout).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        try (InputStream body = response.body()) {
+            if (response.statusCode() != 200) {
+                throw new OwnerFailed("owner " + owner.id() + " answered " + response.statusCode() + " for block "
+                        + index + " of " + file.path(), response.statusCode());
+            }
+            byte[] bytes = body.readNBytes(length);
+            if (bytes.length != length) {
+                throw new OwnerFailed("owner " + owner.id() + " sent " + bytes.length + " of " + length
+                        + " bytes of block " + index + " of " + file.path(), 0);
+            }
+            return bytes;
+        }
+    }
+
+    private static String encode(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+}

@@ -1,0 +1,64 @@
+package io.granary.fuse.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/** Configuration of one FUSE mount, under {@code granary.fuse}. */
+@ConfigMapping(prefix = "granary.fuse")
+public interface FuseConfig {
+
+    /** Where the datasets appear. Must be an existing, empty directory that is not mounted on already. */
+    Path mountPoint();
+
+    /** The one dataset mounted at the mount point; unset: every dataset, each a directory of the mount point. */
+    Optional<String> dataset();
+
+    /**
+     * How long the kernel and this client trust a file's attributes and a name's existence. Datasets change only
+     * by sync and by writes, which dataset events announce: this client forgets at once, the kernel after this.
+     */
+    @WithDefault("5m")
+    Duration attrTimeout();
+
+    /** Blocks fetched ahead of a file read in sequence. */
+    @WithDefault("2")
+    int readAhead();
+
+    /** Memory for blocks read from workers on other nodes (blocks on this node are read from their files). */
+    @WithDefault("256MiB")
+    String blockCache();
+
+    /** An owner that gives nothing for this long is passed over: the next owner, then the under-store, serves. */
+    @WithDefault("10s")
+    Duration ownerTimeout();
+
+    /** An owner that failed is passed over for this long. */
+    @WithDefault("10s")
+    Duration suspectFor();
+
+    /** How often the live-worker list is re-read (it is also re-read on every membership event). */
+    @WithDefault("5s")
+    Duration membershipRefresh();
+
+    Writes writes();
+
+    /** Files written through the mount (checkpoints) go to the gateway's S3 API when they are closed. */
+    interface Writes {
+
+        /** The gateway, which writes them through to the under-store and into the cache. */
+        @WithDefault("http://127.0.0.1:8080")
+        URI gatewayUrl();
+
+        /** The secret (as a credentialsRef) whose key pair signs the uploads; unset: the mount is read-only. */
+        Optional<String> credentialsRef();
+
+        /** Where a file is staged while it is written, until it is closed and uploaded. */
+        @WithDefault(".granary/fuse/staging")
+        Path stagingDir();
+    }
+}

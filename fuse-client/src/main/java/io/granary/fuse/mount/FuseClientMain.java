@@ -1,0 +1,142 @@
+package io.granary.fuse.mount;
+
+import io.granary.fuse.config.FuseConfig;
+import io.granary.fuse.metrics.FuseMetrics;
+import io.granary.fuse.read.BlockReads;
+import io.granary.fuse.tree.Namespace;
+import io.granary.fuse.write.Checkpoints;
+import io.granary.kit.client.MetadataClient;
+import io.granary.kit.config.GranaryConfig;
+import io.granary.ufs.CredentialsResolver;
+import io.granary.ufs.UnderStoreException;
+import io.quarkus.arc.ClientProxy;
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.QuarkusApplication;
+import io.quarkus.runtime.annotations.QuarkusMain;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.rest.client.inject.RestClient;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Mounts the dataset (or every dataset) at the mount point, serves it until the process is told to stop, then
+ * unmounts. What makes a mount impossible is said in one line on stderr, with a non-zero exit, and nothing is left
+ * mounted.
+ */
+@QuarkusMain
+public class FuseClientMain implements QuarkusApplication {
+
+    private static final Logger LOG = Logger.getLogger(FuseClientMain.class);
+
+    @Inject
+    FuseConfig config;
+    @Inject
+    GranaryConfig shared;
+    @Inject
+    @RestClient
+    MetadataClient metadata;
+    @Inject
+    Namespace namespace;
+    @Inject
+    BlockReads reads;
+    @Inject
+    FuseMetrics metrics;
+
+    @Override
+    public int run(String... args) throws Exception {
+        Path mountPoint = config.mountPoint().toAbsolutePath();
+        String refused = refusal(mountPoint);
+        if (refused != null) {
+            System.err.println("granary-fuse: " + refused);
+            return 2;
+        }
+        Checkpoints checkpoints;
+        try {
+            checkpoints = checkpoints();
+        } catch (UnderStoreException e) {
+            System.err.println("granary-fuse: " + e.getMessage());
+            return 2;
+        }
+        // The parts themselves, not their CDI proxies: every FUSE call goes straight to them.
+        GranaryFs fs = new GranaryFs(ClientProxy.unwrap(namespace), ClientProxy.unwrap(reads), checkpoints);
+        try {
+            fs.mount(mountPoint, false, false, options(checkpoints == null));
+        } catch (RuntimeException e) {
+            System.err.println("granary-fuse: cannot mount " + mountPoint + ": " + e.getMessage());
+            return 2;
+        }
+        LOG.infof("mounted %s at %s (%s)", config.dataset().map(d -> "dataset " + d).orElse("every dataset"),
+                mountPoint, checkpoints == null ? "read-only" : "read and write");
+        try {
+            Quarkus.waitForExit();
+        } finally {
+            fs.umount();
+            if (checkpoints != null) {
+                checkpoints.close();
+            }
+        }
+        return 0;
+    }
+
+    /** Why this mount cannot be made, fit for one line; null when it can. */
+    private String refusal(Path mountPoint) throws IOException {
+        if (!Files.exists(Path.of("/dev/fuse"))) {
+            return "no /dev/fuse on this machine: FUSE is not available (load the fuse module, or run privileged)";
+        }
+        if (!Files.isDirectory(mountPoint)) {
+            return "mount point " + mountPoint + " is not a directory";
+        }
+        if (mounted(mountPoint)) {
+            return "mount point " + mountPoint + " is busy: something is mounted there already";
+        }
+        try (Stream<Path> entries = Files.list(mountPoint)) {
+            if (entries.findAny().isPresent()) {
+                return "mount point " + mountPoint + " is not empty";
+            }
+        }
+        if (config.dataset().isPresent() && metadata.findDataset(config.dataset().get()).isEmpty()) {
+            return "no dataset '" + config.dataset().get() + "' (see GET /api/v1/datasets)";
+        }
+        return null;
+    }
+
+    private static boolean mounted(Path mountPoint) throws IOException {
+        String target = mountPoint.toRealPath().toString();
+        return Files.readAllLines(Path.of("/proc/self/mounts")).stream().map(line -> line.split(" "))
+                .anyMatch(fields -> fields.length > 1 && fields[1].equals(target));
+    }
+
+    private Checkpoints checkpoints() throws IOException {
+        if (config.writes().credentialsRef().isEmpty()) {
+            return null;
+        }
+        var credentials = CredentialsResolver.fromEnvironment(shared.secretsDir().orElse(null))
+                .resolve(config.writes().credentialsRef().get())
+                .orElseThrow(() -> new UnderStoreException("no credentials for writes"));
+        return new Checkpoints(config.writes().gatewayUrl(), credentials, config.writes().stagingDir(), metrics);
+    }
+
+    /** libfuse options: long kernel caches (events keep ours honest), reads as large as libfuse 2 takes. */
+    private String[] options(boolean readOnly) {
+        long timeout = config.attrTimeout().toSeconds();
+        List<String> options = new ArrayList<>(List.of(
+                "-o", "fsname=granary" + config.dataset().map(d -> ":" + d).orElse(""),
+                "-o", "subtype=granary",
+                "-o", "allow_other",
+                "-o", "attr_timeout=" + timeout,
+                "-o", "entry_timeout=" + timeout,
+                "-o", "negative_timeout=1",
+                "-o", "auto_cache",
+                "-o", "max_read=" + GranaryFs.MAX_REQUEST));
+        if (readOnly) {
+            options.addAll(List.of("-o", "ro"));
+        }
+        return options.toArray(String[]::new);
+    }
+}

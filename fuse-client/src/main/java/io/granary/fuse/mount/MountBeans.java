@@ -1,0 +1,68 @@
+package io.granary.fuse.mount;
+
+import io.granary.contracts.block.ByteSize;
+import io.granary.fuse.client.LiveWorkers;
+import io.granary.fuse.client.OwnerBlocks;
+import io.granary.fuse.config.FuseConfig;
+import io.granary.fuse.metrics.FuseMetrics;
+import io.granary.fuse.read.BlockReads;
+import io.granary.fuse.tree.Namespace;
+import io.granary.kit.client.MetadataClient;
+import io.granary.kit.config.GranaryConfig;
+import io.granary.ufs.MountedStores;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Disposes;
+import jakarta.enterprise.inject.Produces;
+import org.eclipse.microprofile.rest.client.inject.RestClient;
+
+import java.time.Clock;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The mount's parts, made from its configuration: plain classes, so each is tested without a mount or CDI. */
+@ApplicationScoped
+public class MountBeans {
+
+    /** Threads that fetch blocks from owners (and ahead of readers); the FUSE threads wait on them. */
+    private static final int FETCHERS = 16;
+
+    private final ExecutorService fetchers = Executors.newFixedThreadPool(FETCHERS, runnable -> {
+        Thread thread = new Thread(runnable, "block-fetch-" + COUNT.incrementAndGet());
+        thread.setDaemon(true);
+        return thread;
+    });
+    private static final AtomicLong COUNT = new AtomicLong();
+
+    @Produces
+    @ApplicationScoped
+    FuseMetrics metrics(MeterRegistry registry) {
+        return new FuseMetrics(registry);
+    }
+
+    @Produces
+    @ApplicationScoped
+    LiveWorkers liveWorkers(@RestClient MetadataClient metadata, FuseConfig config) {
+        return new LiveWorkers(metadata, config.suspectFor(), Clock.systemUTC());
+    }
+
+    @Produces
+    @ApplicationScoped
+    Namespace namespace(@RestClient MetadataClient metadata, FuseConfig config, FuseMetrics metrics) {
+        return new Namespace(metadata, config.dataset().orElse(null), config.attrTimeout(), metrics);
+    }
+
+    @Produces
+    @ApplicationScoped
+    BlockReads blockReads(LiveWorkers workers, FuseConfig config, GranaryConfig shared, MountedStores stores,
+                          FuseMetrics metrics) {
+        return new BlockReads(workers, new OwnerBlocks(config.ownerTimeout()), shared.node(), stores, metrics,
+                ByteSize.parse("granary.fuse.block-cache", config.blockCache()), config.readAhead(), fetchers);
+    }
+
+    void close(@Disposes BlockReads reads) {
+        reads.close();
+        fetchers.shutdownNow();
+    }
+}

@@ -1,0 +1,195 @@
+package io.granary.fuse.read;
+
+import com.github.benmanes.caffeine.cache.AsyncCache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.granary.contracts.block.BlockId;
+import io.granary.contracts.block.BlockSlice;
+import io.granary.contracts.block.Blocks;
+import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.worker.Worker;
+import io.granary.fuse.client.LiveWorkers;
+import io.granary.fuse.client.OwnerBlocks;
+import io.granary.fuse.metrics.FuseMetrics;
+import io.granary.ufs.MountedStores;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+
+/**
+ * Reads a file's bytes block by block, each from the first of: its file on this node when an owner runs here (a
+ * short-circuit read, no copy through any process); the blocks held in memory; its owners over HTTP, which fill
+ * it on a miss; the under-store itself. Reads of one block by many threads share one fetch, and a file read in
+ * sequence fetches the next blocks ahead. A worker that fails is passed over: a dead worker slows a read, never
+ * fails it.
+ */
+public final class BlockReads {
+
+    private static final Logger LOG = Logger.getLogger(BlockReads.class);
+
+    private final LiveWorkers workers;
+    private final OwnerBlocks owners;
+    private final LocalBlockFiles local;
+    private final MountedStores stores;
+    private final FuseMetrics metrics;
+    private final int readAhead;
+    private final Executor fetchers;
+    /** Whole blocks read from owners on other nodes (or the under-store), by dataset and block id. */
+    private final AsyncCache<BlockKey, byte[]> remote;
+
+    private record BlockKey(String dataset, String blockId) {
+    }
+
+    public BlockReads(LiveWorkers workers, OwnerBlocks owners, String node, MountedStores stores, FuseMetrics metrics,
+                      long cacheBytes, int readAhead, Executor fetchers) {
+        this.workers = workers;
+        this.owners = owners;
+        this.local = new LocalBlockFiles(node);
+        this.stores = stores;
+        this.metrics = metrics;
+        this.readAhead = readAhead;
+        this.fetchers = fetchers;
+        this.remote = Caffeine.newBuilder().maximumWeight(cacheBytes)
+                .<BlockKey, byte[]>weigher((key, bytes) -> bytes.length).executor(fetchers).buildAsync();
+    }
+
+    /**
+     * Reads up to {@code dst.remaining()} bytes of the file from {@code offset} into {@code dst}.
+     *
+     * @return the bytes read: fewer only at the end of the file, 0 at or past it
+     */
+    public int read(Dataset dataset, FileInfo file, long offset, ByteBuffer dst, OpenFile reader)
+            throws IOException, InterruptedException {
+        long started = System.nanoTime();
+        long blockSize = dataset.spec().blockSizeBytes();
+        List<BlockSlice> slices = Blocks.covering(file.size(), blockSize, offset, dst.remaining());
+        int read = 0;
+        for (BlockSlice slice : slices) {
+            readSlice(dataset, file, slice, dst);
+            read += (int) slice.length();
+        }
+        if (!slices.isEmpty() && reader.continues(offset, read)) {
+            BlockSlice last = slices.get(slices.size() - 1);
+            readAhead(dataset, file, blockSize, last.index() + 1);
+        }
+        metrics.readTook(System.nanoTime() - started);
+        return read;
+    }
+
+    /** Forgets the blocks held in memory of a dataset (its cache was freed, or it changed). */
+    public void forget(String dataset) {
+        remote.synchronous().asMap().keySet().removeIf(key -> key.dataset().equals(dataset));
+    }
+
+    public void close() {
+        local.close();
+    }
+
+    private void readSlice(Dataset dataset, FileInfo file, BlockSlice slice, ByteBuffer dst)
+            throws IOException, InterruptedException {
+        String blockId = BlockId.of(dataset.name(), file.path(), file.etag(), slice.index()).toString();
+        List<Worker> owners = workers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
+        for (Worker owner : owners) {
+            if (local.reaches(owner)) {
+                Optional<Path> path = local.find(owner, dataset.name(), blockId);
+                if (path.isPresent() && local.read(path.get(), slice.offsetInBlock(), (int) slice.length(), dst)) {
+                    metrics.served(FuseMetrics.LOCAL, slice.length());
+                    return;
+                }
+            }
+        }
+        byte[] block = block(dataset, file, slice, blockId, owners);
+        dst.put(block, (int) slice.offsetInBlock(), (int) slice.length());
+    }
+
+    private byte[] block(Dataset dataset, FileInfo file, BlockSlice slice, String blockId, List<Worker> owners)
+            throws IOException, InterruptedException {
+        boolean[] fetched = {false};
+        CompletableFuture<byte[]> loading = remote.get(new BlockKey(dataset.name(), blockId), (key, executor) -> {
+            fetched[0] = true;
+            return CompletableFuture.supplyAsync(() -> fetch(dataset, file, slice, owners), executor);
+        });
+        try {
+            byte[] block = loading.get();
+            if (!fetched[0]) {
+                metrics.served(FuseMetrics.MEMORY, slice.length());
+            }
+            return block;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() instanceof CompletionException ? e.getCause().getCause() : e.getCause();
+            throw cause instanceof IOException io ? io : new IOException(cause);
+        }
+    }
+
+    /** The whole block from its owners in turn, then from the under-store. Runs on a fetcher thread. */
+    private byte[] fetch(Dataset dataset, FileInfo file, BlockSlice slice, List<Worker> owners) {
+        int length = Math.toIntExact(slice.blockLength());
+        for (Worker owner : owners) {
+            try {
+                byte[] block = this.owners.block(owner, dataset.name(), file, slice.index(), length);
+                metrics.served(FuseMetrics.OWNER, length);
+                return block;
+            } catch (OwnerBlocks.OwnerFailed e) {
+                if (e.status() == 412 || e.status() == 404) {
+                    throw new CompletionException(new StaleFileException(file.path(), e));
+                }
+                workers.suspect(owner, e);
+            } catch (IOException e) {
+                workers.suspect(owner, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CompletionException(e);
+            }
+        }
+        try {
+            MountedStores.Located located = stores.locate(dataset.spec().mounts(), file.path());
+            try (InputStream in = located.store().read(located.key(), file.etag(), slice.blockOffset(), length)) {
+                byte[] block = in.readNBytes(length);
+                if (block.length != length) {
+                    throw new IOException("the under-store ended block " + slice.index() + " of " + file.path()
+                            + " after " + block.length + " of " + length + " bytes");
+                }
+                metrics.served(FuseMetrics.UNDER_STORE, length);
+                return block;
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new CompletionException(e instanceof IOException ? e : new IOException(e.getMessage(), e));
+        }
+    }
+
+    /** The next blocks of a file read in sequence, fetched before they are asked for. */
+    private void readAhead(Dataset dataset, FileInfo file, long blockSize, int from) {
+        int last = Math.min(Blocks.count(file.size(), blockSize) - 1, from + readAhead - 1);
+        for (int index = from; index <= last; index++) {
+            BlockSlice slice = Blocks.covering(file.size(), blockSize, index * blockSize, blockSize).get(0);
+            String blockId = BlockId.of(dataset.name(), file.path(), file.etag(), index).toString();
+            List<Worker> owners = workers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
+            boolean here = owners.stream().anyMatch(owner -> local.reaches(owner)
+                    && local.find(owner, dataset.name(), blockId).isPresent());
+            if (!here) {
+                remote.get(new BlockKey(dataset.name(), blockId), (key, executor) -> CompletableFuture.supplyAsync(
+                        () -> fetch(dataset, file, slice, owners), executor)).exceptionally(failure -> {
+                            LOG.debugf("read-ahead of block %d of %s failed: %s", slice.index(), file.path(),
+                                    failure.getMessage());
+                            return null;
+                        });
+            }
+        }
+    }
+
+    /** The file changed in the under-store since its metadata was read: the caller must look it up again. */
+    public static final class StaleFileException extends IOException {
+        StaleFileException(String path, Throwable cause) {
+            super("'" + path + "' changed in the under-store", cause);
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package io.granary.fuse.read;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.Worker;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Block files of the workers on this node, read directly (a short-circuit read, as HDFS and Alluxio have it): the
+ * block-service's file contract is {@code <level dir>/<dataset>/<blockId>}, and a visible block file is always
+ * whole. Open channels are kept for a while: a block read by many requests is opened once. A channel stays valid
+ * after its file is evicted or moved to another level (the inode lives while it is open, and a block's bytes never
+ * change).
+ */
+final class LocalBlockFiles {
+
+    private final String node;
+    private final Cache<Path, FileChannel> open = Caffeine.newBuilder().maximumSize(4_096)
+            .<Path, FileChannel>removalListener((path, channel, cause) -> closeQuietly(channel)).build();
+
+    LocalBlockFiles(String node) {
+        this.node = node;
+    }
+
+    /** Whether the worker's files are on this node. */
+    boolean reaches(Worker owner) {
+        return node.equals(owner.node());
+    }
+
+    /** The block's file in the first level of the owner that has it. */
+    Optional<Path> find(Worker owner, String dataset, String blockId) {
+        for (Tier tier : owner.tiers()) {
+            Path file = Path.of(tier.path(), dataset, blockId);
+            if (Files.isRegularFile(file)) {
+                return Optional.of(file);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Reads {@code length} bytes at {@code offsetInBlock} of the block file into {@code dst}.
+     *
+     * @return false when the file went away before it could be opened (evicted): the caller reads elsewhere
+     */
+    boolean read(Path file, long offsetInBlock, int length, ByteBuffer dst) throws IOException {
+        FileChannel channel;
+        try {
+            channel = open.get(file, path -> {
+                try {
+                    return FileChannel.open(path);
+                } catch (IOException e) {
+                    throw new UncheckedOpen(e);
+                }
+            });
+        } catch (UncheckedOpen e) {
+            if (e.getCause() instanceof NoSuchFileException) {
+                return false;
+            }
+            throw e.getCause();
+        }
+        ByteBuffer window = dst.slice(dst.position(), length);
+        long read = 0;
+        while (window.hasRemaining()) {
+            int n = channel.read(window, offsetInBlock + read);
+            if (n < 0) {
+                throw new IOException("block file " + file + " ended after " + (offsetInBlock + read) + " bytes");
+            }
+            read += n;
+        }
+        dst.position(dst.position() + length);
+        return true;
+    }
+
+    void close() {
+        open.invalidateAll();
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        try {
+            if (channel != null) {
+                channel.close();
+            }
+        } catch (IOException e) {
+            // a read-only channel: nothing is lost
+        }
+    }
+
+    private static final class UncheckedOpen extends RuntimeException {
+        UncheckedOpen(IOException cause) {
+            super(cause);
+        }
+
+        @Override
+        public synchronized IOException getCause() {
+            return (IOException) super.getCause();
+        }
+    }
+}
