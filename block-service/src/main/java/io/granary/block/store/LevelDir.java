@@ -1,5 +1,7 @@
 package io.granary.block.store;
 
+import io.granary.contracts.block.BlockApi;
+
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -33,7 +35,7 @@ public final class LevelDir {
     }
 
     Path blockFile(BlockKey key) {
-        return path.resolve(key.dataset()).resolve(key.id().toString());
+        return BlockApi.blockFile(path.toString(), key.dataset(), key.id().toString());
     }
 
     Path metaFile(BlockKey key) {

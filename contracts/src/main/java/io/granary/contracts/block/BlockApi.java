@@ -1,5 +1,7 @@
 package io.granary.contracts.block;
 
+import java.nio.file.Path;
+
 /**
  * The HTTP face of a cache worker, shared by the gateway and the preload-service that call it.
  *
@@ -31,6 +33,14 @@ public final class BlockApi {
     /** Where a gateway reports the reads it served from this worker's files. */
     public static String readsPath(String dataset) {
         return ROOT + '/' + dataset + "/reads";
+    }
+
+    /**
+     * Where a worker keeps a block on its node: {@code <level dir>/<dataset>/<blockId>}, a whole file once it is
+     * visible. A reader on the same node (the gateway, the FUSE client) reads it there itself: a short-circuit read.
+     */
+    public static Path blockFile(String levelDir, String dataset, String blockId) {
+        return Path.of(levelDir, dataset, blockId);
     }
 
     /** The path of one block, without its query. */

@@ -2,9 +2,9 @@ package io.granary.fuse.events;
 
 import io.granary.contracts.events.DatasetEvent;
 import io.granary.contracts.events.Topics;
-import io.granary.fuse.client.LiveWorkers;
 import io.granary.fuse.read.BlockReads;
 import io.granary.fuse.tree.Namespace;
+import io.granary.kit.client.LiveWorkers;
 import io.granary.kit.events.KafkaEvents;
 import io.smallrye.common.annotation.Blocking;
 import jakarta.enterprise.context.ApplicationScoped;

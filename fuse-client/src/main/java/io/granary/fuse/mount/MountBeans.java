@@ -1,12 +1,12 @@
 package io.granary.fuse.mount;
 
 import io.granary.contracts.block.ByteSize;
-import io.granary.fuse.client.LiveWorkers;
 import io.granary.fuse.client.OwnerBlocks;
 import io.granary.fuse.config.FuseConfig;
 import io.granary.fuse.metrics.FuseMetrics;
 import io.granary.fuse.read.BlockReads;
 import io.granary.fuse.tree.Namespace;
+import io.granary.kit.client.LiveWorkers;
 import io.granary.kit.client.MetadataClient;
 import io.granary.kit.config.GranaryConfig;
 import io.granary.ufs.MountedStores;
@@ -44,7 +44,11 @@ public class MountBeans {
     @Produces
     @ApplicationScoped
     LiveWorkers liveWorkers(@RestClient MetadataClient metadata, FuseConfig config) {
-        return new LiveWorkers(metadata, config.suspectFor(), Clock.systemUTC());
+        return new LiveWorkers(metadata, config.suspectFor(), config.membershipRefresh(), Clock.systemUTC());
+    }
+
+    void close(@Disposes LiveWorkers workers) {
+        workers.close();
     }
 
     @Produces

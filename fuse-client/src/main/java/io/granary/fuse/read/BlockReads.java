@@ -8,9 +8,9 @@ import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
-import io.granary.fuse.client.LiveWorkers;
 import io.granary.fuse.client.OwnerBlocks;
 import io.granary.fuse.metrics.FuseMetrics;
+import io.granary.kit.client.LiveWorkers;
 import io.granary.ufs.MountedStores;
 import org.jboss.logging.Logger;
 

@@ -2,6 +2,7 @@ package io.granary.fuse.read;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.worker.Tier;
 import io.granary.contracts.worker.Worker;
 
@@ -38,7 +39,7 @@ final class LocalBlockFiles {
     /** The block's file in the first level of the owner that has it. */
     Optional<Path> find(Worker owner, String dataset, String blockId) {
         for (Tier tier : owner.tiers()) {
-            Path file = Path.of(tier.path(), dataset, blockId);
+            Path file = BlockApi.blockFile(tier.path(), dataset, blockId);
             if (Files.isRegularFile(file)) {
                 return Optional.of(file);
             }

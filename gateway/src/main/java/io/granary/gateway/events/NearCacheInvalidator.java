@@ -2,8 +2,8 @@ package io.granary.gateway.events;
 
 import io.granary.contracts.events.DatasetEvent;
 import io.granary.contracts.events.Topics;
-import io.granary.gateway.client.LiveWorkers;
 import io.granary.gateway.client.NearCache;
+import io.granary.kit.client.LiveWorkers;
 import io.granary.kit.events.KafkaEvents;
 import io.granary.ufs.MountedStores;
 import io.smallrye.common.annotation.Blocking;

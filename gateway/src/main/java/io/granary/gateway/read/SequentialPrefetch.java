@@ -8,8 +8,8 @@ import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
-import io.granary.gateway.client.LiveWorkers;
 import io.granary.gateway.config.GatewayConfig;
+import io.granary.kit.client.LiveWorkers;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 

@@ -1,5 +1,6 @@
 package io.granary.gateway.read;
 
+import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.worker.Tier;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.config.GatewayConfig;
@@ -43,7 +44,7 @@ public class ShortCircuit {
     /** The block's whole file in the first of these level directories that has it. */
     static Optional<Path> inLevels(List<Tier> tiers, String dataset, String blockId) {
         for (Tier tier : tiers) {
-            Path file = Path.of(tier.path(), dataset, blockId);
+            Path file = BlockApi.blockFile(tier.path(), dataset, blockId);
             if (Files.isRegularFile(file)) {
                 return Optional.of(file);
             }

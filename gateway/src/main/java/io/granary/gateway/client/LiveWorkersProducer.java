@@ -1,0 +1,29 @@
+package io.granary.gateway.client;
+
+import io.granary.gateway.config.GatewayConfig;
+import io.granary.kit.client.LiveWorkers;
+import io.granary.kit.client.MetadataClient;
+import io.quarkus.runtime.Startup;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Disposes;
+import jakarta.enterprise.inject.Produces;
+import org.eclipse.microprofile.rest.client.inject.RestClient;
+
+import java.time.Clock;
+
+/** The gateway's live workers, read at start so the first request finds them. */
+@ApplicationScoped
+public class LiveWorkersProducer {
+
+    @Produces
+    @ApplicationScoped
+    @Startup
+    LiveWorkers liveWorkers(@RestClient MetadataClient metadata, GatewayConfig config) {
+        return new LiveWorkers(metadata, config.read().suspectFor(), config.read().membershipRefresh(),
+                Clock.systemUTC());
+    }
+
+    void close(@Disposes LiveWorkers workers) {
+        workers.close();
+    }
+}
