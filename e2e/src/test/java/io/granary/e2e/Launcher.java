@@ -37,6 +37,28 @@ final class Launcher implements AutoCloseable {
         }
     }
 
+    /** {@code ./granary mount DATASET DIR}: fails unless it mounted. */
+    void mount(String dataset, Path dir) {
+        Result result = granary("mount", dataset, dir.toString());
+        if (result.exit() != 0) {
+            throw new IllegalStateException("./granary mount failed (" + result.exit() + "): " + result.output());
+        }
+    }
+
+    /** What one {@code ./granary} command answered: its exit code and everything it printed. */
+    record Result(int exit, String output) {
+    }
+
+    Result granary(String... args) {
+        String name = "cmd-" + System.nanoTime();
+        int exit = run(List.of(args), name);
+        try {
+            return new Result(exit, Files.readString(state.resolve(name + ".out")).strip());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     long pid(String service) {
         try {
             return Long.parseLong(Files.readString(state.resolve("run").resolve(service + ".pid")).strip());

@@ -3,6 +3,8 @@ package io.granary.e2e;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -67,6 +69,20 @@ final class TrainingData {
 
     long totalBytes() {
         return sizes.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** The SHA-256 of a stream's bytes, read to its end a buffer at a time (a 1 GiB object is never held). */
+    static String sha256(InputStream in) throws IOException {
+        try {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            byte[] buffer = new byte[1 << 20];
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                digest.update(buffer, 0, n);
+            }
+            return HexFormat.of().formatHex(digest.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     static String sha256(byte[] bytes) {

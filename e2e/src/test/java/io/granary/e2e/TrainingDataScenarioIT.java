@@ -28,6 +28,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -40,11 +41,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -75,6 +78,8 @@ class TrainingDataScenarioIT {
     private final int files = Integer.getInteger("e2e.files", 2000);
     private final int largeMib = Integer.getInteger("e2e.large-mib", 96);
     private final int checkpointMib = Integer.getInteger("e2e.checkpoint-mib", 32);
+    /** The checkpoint written through the native mount and read back with dd: 1 GiB, as a training job's. */
+    private final int mountCheckpointMib = Integer.getInteger("e2e.mount-checkpoint-mib", 1024);
 
     private Path work;
     private Path memDir;
@@ -265,6 +270,106 @@ class TrainingDataScenarioIT {
         S3Object sample = reader.listObjectsV2(r -> r.bucket(BUCKET).prefix("train/shard-07/")).contents().get(0);
         assertThat(TrainingData.sha256(reader.getObjectAsBytes(r -> r.bucket(BUCKET).key(sample.key())).asByteArray()))
                 .isEqualTo(data.sha256().get(sample.key()));
+    }
+
+    /**
+     * The same training job through the native mount ({@code ./granary mount}), after step 5 left one worker: the
+     * tree as the dataset lists it, every byte by plain POSIX reads and by Python, a 1 GiB checkpoint written
+     * through the mount and read back with dd after its cache was freed and the client was SIGKILLed (and
+     * remounted), the last worker killed in the middle of a read, and the refusals a user meets.
+     */
+    @Test
+    @Order(6)
+    void aTrainingJobReadsAndWritesThroughTheNativeMount() throws Exception {
+        Path mount = Files.createDirectories(work.resolve("native"));
+        granary.mount(BUCKET, mount);
+
+        Set<String> expected = new TreeSet<>(data.sha256().keySet());
+        expected.add("checkpoints/step-1000.pt");  // written through the gateway in step 3
+        try (Stream<Path> walk = Files.walk(mount)) {
+            Set<String> listed = walk.filter(Files::isRegularFile).map(p -> mount.relativize(p).toString())
+                    .collect(Collectors.toCollection(TreeSet::new));
+            assertThat(listed).as("ls -R of the mount").isEqualTo(expected);
+        }
+        for (Map.Entry<String, String> file : data.sha256().entrySet()) {
+            assertThat(TrainingData.sha256(Files.readAllBytes(mount.resolve(file.getKey())))).as(file.getKey())
+                    .isEqualTo(file.getValue());
+        }
+        String sample = data.sha256().keySet().stream().filter(k -> k.startsWith("train/")).findFirst()
+                .orElseThrow();
+        assertThat(shell("python3", "-c", "import hashlib,sys; "
+                + "print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())",
+                mount.resolve(sample).toString())).as("Python's open().read()").isEqualTo(data.sha256().get(sample));
+
+        // A checkpoint of 1 GiB written through the mount: in the object store once close returns.
+        Path local = work.resolve("checkpoint.pt");
+        try (OutputStream out = Files.newOutputStream(local)) {
+            Random random = new Random(42);
+            byte[] chunk = new byte[1 << 20];
+            for (int i = 0; i < mountCheckpointMib; i++) {
+                random.nextBytes(chunk);
+                out.write(chunk);
+            }
+        }
+        String checkpointSha = shell("sha256sum", local.toString()).split(" ")[0];
+        Files.createDirectories(mount.resolve("checkpoints/native"));
+        Files.copy(local, mount.resolve("checkpoints/native/epoch-3.pt"));
+        Files.delete(local);
+        try (S3Client direct = s3(store.endpoint(), store.accessKey(), store.secretKey());
+             InputStream in = direct.getObject(r -> r.bucket(BUCKET).key("checkpoints/native/epoch-3.pt"))) {
+            assertThat(TrainingData.sha256(in)).as("written through to the object store").isEqualTo(checkpointSha);
+        }
+
+        // Its cache freed, and the client killed: the mount comes back, and dd reads the checkpoint again.
+        HttpResponse<String> freed = HTTP.send(HttpRequest.newBuilder(GATEWAY.resolve("/api/v1/datasets/" + BUCKET
+                + "/cache?path=checkpoints/native")).DELETE().build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(freed.statusCode()).as(freed.body()).isEqualTo(202);
+        ProcessHandle client = ProcessHandle.allProcesses().filter(p -> p.info().commandLine()
+                .map(line -> line.contains("fuse-client") && line.contains(mount.toString())).orElse(false))
+                .findFirst().orElseThrow();
+        client.destroyForcibly();
+        client.onExit().get();
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                .until(() -> Files.readAllBytes(mount.resolve(sample)).length == data.size(sample));
+        assertThat(shell("bash", "-c", "dd if='" + mount.resolve("checkpoints/native/epoch-3.pt")
+                + "' bs=1M status=none | sha256sum").split(" ")[0]).as("dd bs=1M after a remount")
+                .isEqualTo(checkpointSha);
+
+        // The last worker killed in the middle of a read through the mount: slower, still every byte.
+        HTTP.send(HttpRequest.newBuilder(GATEWAY.resolve("/api/v1/datasets/" + BUCKET + "/cache?path=models"))
+                .DELETE().build(), HttpResponse.BodyHandlers.discarding());
+        byte[] large;
+        try (InputStream in = Files.newInputStream(mount.resolve(TrainingData.LARGE_KEY))) {
+            byte[] head = in.readNBytes(4 << 20);
+            ProcessHandle worker = ProcessHandle.of(granary.pid("block-service")).orElseThrow();
+            worker.destroyForcibly();
+            worker.onExit().get();
+            byte[] rest = in.readAllBytes();
+            large = new byte[head.length + rest.length];
+            System.arraycopy(head, 0, large, 0, head.length);
+            System.arraycopy(rest, 0, large, head.length, rest.length);
+        }
+        assertThat(TrainingData.sha256(large)).isEqualTo(data.sha256().get(TrainingData.LARGE_KEY));
+
+        // What cannot be mounted is said in one line, with a non-zero exit.
+        Path other = Files.createDirectories(work.resolve("other"));
+        Launcher.Result unknown = granary.granary("mount", "no-such-dataset", other.toString());
+        assertThat(unknown.exit()).isNotZero();
+        assertThat(unknown.output()).isEqualTo("granary: no dataset 'no-such-dataset' "
+                + "(curl -s localhost:8080/api/v1/datasets lists them)");
+        assertThat(granary.granary("mount", BUCKET, work.resolve("missing").toString()).output())
+                .endsWith("is not a directory");
+        assertThat(granary.granary("mount", BUCKET, mount.toString()).output()).contains("is busy");
+        assertThat(granary.granary("unmount", mount.toString()).exit()).isZero();
+        assertThat(Files.readAllLines(Path.of("/proc/self/mounts")))
+                .noneMatch(line -> line.contains(mount.toString()));
+    }
+
+    private static String shell(String... command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes()).strip();
+        assertThat(process.waitFor()).as(String.join(" ", command) + ": " + output).isZero();
+        return output;
     }
 
     /** Reads of the object store: by each worker (fills), and by the gateway itself (fallbacks, its own reads). */

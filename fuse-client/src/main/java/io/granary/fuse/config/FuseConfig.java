@@ -29,8 +29,11 @@ public interface FuseConfig {
     @WithDefault("2")
     int readAhead();
 
-    /** Memory for blocks read from workers on other nodes (blocks on this node are read from their files). */
-    @WithDefault("256MiB")
+    /**
+     * Memory for blocks read from workers on other nodes or the under-store (blocks of workers on this node are read
+     * from their files). Keep it well under the heap: a block is held whole.
+     */
+    @WithDefault("64MiB")
     String blockCache();
 
     /** An owner that gives nothing for this long is passed over: the next owner, then the under-store, serves. */

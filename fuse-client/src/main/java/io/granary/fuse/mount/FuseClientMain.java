@@ -133,7 +133,8 @@ public class FuseClientMain implements QuarkusApplication {
                 "-o", "entry_timeout=" + timeout,
                 "-o", "negative_timeout=1",
                 "-o", "auto_cache",
-                "-o", "max_read=" + GranaryFs.MAX_REQUEST));
+                "-o", "max_read=" + GranaryFs.MAX_REQUEST,
+                "-o", "big_writes"));  // writes of up to 128 KiB, not 4 KiB
         if (readOnly) {
             options.addAll(List.of("-o", "ro"));
         }

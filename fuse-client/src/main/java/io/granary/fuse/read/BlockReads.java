@@ -101,6 +101,9 @@ public final class BlockReads {
         for (Worker owner : owners) {
             if (local.reaches(owner)) {
                 Optional<Path> path = local.find(owner, dataset.name(), blockId);
+                if (path.isEmpty() && fillHere(owner, dataset, file, slice)) {
+                    path = local.find(owner, dataset.name(), blockId);
+                }
                 if (path.isPresent() && local.read(path.get(), slice.offsetInBlock(), (int) slice.length(), dst)) {
                     metrics.served(FuseMetrics.LOCAL, slice.length());
                     return;
@@ -109,6 +112,25 @@ public final class BlockReads {
         }
         byte[] block = block(dataset, file, slice, blockId, owners);
         dst.put(block, (int) slice.offsetInBlock(), (int) slice.length());
+    }
+
+    /**
+     * A block missing on an owner of this node is filled there and then read from its file: it never passes through
+     * this process's memory or the worker's HTTP. False when the owner could not (it is suspected): read elsewhere.
+     */
+    private boolean fillHere(Worker owner, Dataset dataset, FileInfo file, BlockSlice slice)
+            throws InterruptedException {
+        try {
+            return owners.load(owner, dataset.name(), file, slice.index());
+        } catch (OwnerBlocks.OwnerFailed e) {
+            if (e.status() >= 500 || e.status() == 0) {
+                workers.suspect(owner, e);
+            }
+            return false;
+        } catch (IOException e) {
+            workers.suspect(owner, e);
+            return false;
+        }
     }
 
     private byte[] block(Dataset dataset, FileInfo file, BlockSlice slice, String blockId, List<Worker> owners)
@@ -173,9 +195,21 @@ public final class BlockReads {
             BlockSlice slice = Blocks.covering(file.size(), blockSize, index * blockSize, blockSize).get(0);
             String blockId = BlockId.of(dataset.name(), file.path(), file.etag(), index).toString();
             List<Worker> owners = workers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
-            boolean here = owners.stream().anyMatch(owner -> local.reaches(owner)
-                    && local.find(owner, dataset.name(), blockId).isPresent());
-            if (!here) {
+            Optional<Worker> here = owners.stream().filter(local::reaches).findFirst();
+            if (here.isPresent()) {
+                if (local.find(here.get(), dataset.name(), blockId).isEmpty()) {
+                    fetchers.execute(() -> {
+                        try {
+                            this.owners.load(here.get(), dataset.name(), file, slice.index());
+                        } catch (IOException e) {
+                            LOG.debugf("read-ahead fill of block %d of %s failed: %s", slice.index(), file.path(),
+                                    e.getMessage());
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    });
+                }
+            } else {
                 remote.get(new BlockKey(dataset.name(), blockId), (key, executor) -> CompletableFuture.supplyAsync(
                         () -> fetch(dataset, file, slice, owners), executor)).exceptionally(failure -> {
                             LOG.debugf("read-ahead of block %d of %s failed: %s", slice.index(), file.path(),
