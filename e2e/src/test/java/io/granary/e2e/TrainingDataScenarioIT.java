@@ -252,15 +252,9 @@ class TrainingDataScenarioIT {
         double fallbacks = Metrics.sum("granary_gateway_fallbacks_total", GATEWAY);
 
         byte[] large;
-        try (ResponseInputStream<GetObjectResponse> in = reader.getObject(r -> r.bucket(BUCKET).key(TrainingData.LARGE_KEY))) {
-            byte[] head = in.readNBytes(4 << 20);
-            ProcessHandle worker = ProcessHandle.of(granary.pid("block-service-2")).orElseThrow();
-            worker.destroyForcibly();
-            worker.onExit().get();
-            byte[] rest = in.readAllBytes();
-            large = new byte[head.length + rest.length];
-            System.arraycopy(head, 0, large, 0, head.length);
-            System.arraycopy(rest, 0, large, head.length, rest.length);
+        try (ResponseInputStream<GetObjectResponse> in =
+                     reader.getObject(r -> r.bucket(BUCKET).key(TrainingData.LARGE_KEY))) {
+            large = readKillingMidway(in, "block-service-2");
         }
         assertThat(TrainingData.sha256(large)).isEqualTo(data.sha256().get(TrainingData.LARGE_KEY));
         assertThat(Metrics.sum("granary_gateway_fallbacks_total", GATEWAY))
@@ -340,14 +334,7 @@ class TrainingDataScenarioIT {
                 .DELETE().build(), HttpResponse.BodyHandlers.discarding());
         byte[] large;
         try (InputStream in = Files.newInputStream(mount.resolve(TrainingData.LARGE_KEY))) {
-            byte[] head = in.readNBytes(4 << 20);
-            ProcessHandle worker = ProcessHandle.of(granary.pid("block-service")).orElseThrow();
-            worker.destroyForcibly();
-            worker.onExit().get();
-            byte[] rest = in.readAllBytes();
-            large = new byte[head.length + rest.length];
-            System.arraycopy(head, 0, large, 0, head.length);
-            System.arraycopy(rest, 0, large, head.length, rest.length);
+            large = readKillingMidway(in, "block-service");
         }
         assertThat(TrainingData.sha256(large)).isEqualTo(data.sha256().get(TrainingData.LARGE_KEY));
 
@@ -363,6 +350,19 @@ class TrainingDataScenarioIT {
         assertThat(granary.granary("unmount", mount.toString()).exit()).isZero();
         assertThat(Files.readAllLines(Path.of("/proc/self/mounts")))
                 .noneMatch(line -> line.contains(mount.toString()));
+    }
+
+    /** Reads the first 4 MiB, SIGKILLs the worker, then reads the rest: what a reader got across the crash. */
+    private byte[] readKillingMidway(InputStream in, String worker) throws Exception {
+        byte[] head = in.readNBytes(4 << 20);
+        ProcessHandle process = ProcessHandle.of(granary.pid(worker)).orElseThrow();
+        process.destroyForcibly();
+        process.onExit().get();
+        byte[] rest = in.readAllBytes();
+        byte[] all = new byte[head.length + rest.length];
+        System.arraycopy(head, 0, all, 0, head.length);
+        System.arraycopy(rest, 0, all, head.length, rest.length);
+        return all;
     }
 
     private static String shell(String... command) throws IOException, InterruptedException {
