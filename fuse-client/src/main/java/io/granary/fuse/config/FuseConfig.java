@@ -25,6 +25,20 @@ public interface FuseConfig {
     @WithDefault("5m")
     Duration attrTimeout();
 
+    /**
+     * Requests the kernel may have in flight to this client at once, read-ahead included (the kernel's default,
+     * 12, is too few for a DataLoader with many workers).
+     */
+    @WithDefault("64")
+    int backgroundRequests();
+
+    /**
+     * The kernel's read-ahead for this mount. libfuse 2 hands reads over in requests of 128 KiB; a larger window
+     * has several of them in flight for one sequential reader, served by several threads. 0 keeps the kernel's.
+     */
+    @WithDefault("1MiB")
+    String kernelReadAhead();
+
     /** Blocks fetched ahead of a file read in sequence. */
     @WithDefault("2")
     int readAhead();

@@ -1,5 +1,7 @@
 package io.granary.fuse.mount;
 
+import io.granary.contracts.block.ByteSize;
+import io.granary.contracts.validation.ValidationException;
 import io.granary.fuse.config.FuseConfig;
 import io.granary.fuse.metrics.FuseMetrics;
 import io.granary.fuse.read.BlockReads;
@@ -51,6 +53,13 @@ public class FuseClientMain implements QuarkusApplication {
     @Override
     public int run(String... args) throws Exception {
         Path mountPoint = config.mountPoint().toAbsolutePath();
+        long kernelReadAhead;
+        try {
+            kernelReadAhead = ByteSize.parse("granary.fuse.kernel-read-ahead", config.kernelReadAhead());
+        } catch (ValidationException e) {
+            System.err.println("granary-fuse: " + e.getMessage());
+            return 2;
+        }
         String refused = refusal(mountPoint);
         if (refused != null) {
             System.err.println("granary-fuse: " + refused);
@@ -71,6 +80,7 @@ public class FuseClientMain implements QuarkusApplication {
             System.err.println("granary-fuse: cannot mount " + mountPoint + ": " + e.getMessage());
             return 2;
         }
+        kernelReadAhead(mountPoint, kernelReadAhead);
         LOG.infof("mounted %s at %s (%s)", config.dataset().map(d -> "dataset " + d).orElse("every dataset"),
                 mountPoint, checkpoints == null ? "read-only" : "read and write");
         try {
@@ -122,6 +132,27 @@ public class FuseClientMain implements QuarkusApplication {
         return new Checkpoints(config.writes().gatewayUrl(), credentials, config.writes().stagingDir(), metrics);
     }
 
+    /**
+     * Sets the kernel's read-ahead window of the mount, through its backing device in sysfs. The kernel takes the
+     * window libfuse offers at mount time only up to its own default (128 KiB); root may widen it afterwards. Not
+     * fatal: without it sequential reads are slower, not wrong.
+     */
+    private static void kernelReadAhead(Path mountPoint, long bytes) {
+        if (bytes <= 0) {
+            return;
+        }
+        try {
+            long dev = (Long) Files.getAttribute(mountPoint, "unix:dev");
+            long major = ((dev >>> 8) & 0xfff) | ((dev >>> 32) & ~0xfffL);
+            long minor = (dev & 0xff) | ((dev >>> 12) & ~0xffL);
+            Files.writeString(Path.of("/sys/class/bdi", major + ":" + minor, "read_ahead_kb"),
+                    Long.toString(bytes / 1024));
+        } catch (IOException | RuntimeException e) {
+            LOG.warnf("the kernel's read-ahead of %s stays as it was (%s): sequential reads are slower",
+                    mountPoint, e.getMessage());
+        }
+    }
+
     /** libfuse options: long kernel caches (events keep ours honest), reads as large as libfuse 2 takes. */
     private String[] options(boolean readOnly) {
         long timeout = config.attrTimeout().toSeconds();
@@ -134,6 +165,8 @@ public class FuseClientMain implements QuarkusApplication {
                 "-o", "negative_timeout=1",
                 "-o", "auto_cache",
                 "-o", "max_read=" + GranaryFs.MAX_REQUEST,
+                "-o", "max_background=" + config.backgroundRequests(),
+                "-o", "congestion_threshold=" + config.backgroundRequests() * 3 / 4,
                 "-o", "big_writes"));  // writes of up to 128 KiB, not 4 KiB
         if (readOnly) {
             options.addAll(List.of("-o", "ro"));
