@@ -94,16 +94,50 @@ class MountIT {
             for (Map.Entry<String, byte[]> file : content.entrySet()) {
                 assertThat(Files.readAllBytes(mounted.dir().resolve(file.getKey()))).isEqualTo(file.getValue());
             }
+            assertThat(get(mounted.metrics().resolve("/q/health/live"))).contains("\"mount\"").doesNotContain("DOWN");
             String metrics = get(mounted.metrics().resolve("/q/metrics"));
             assertThat(metric(metrics, "granary_fuse_read_bytes_total{source=\"local\"}")).isPositive();
             assertThat(metric(metrics, "granary_fuse_read_bytes_total{source=\"owner\"}")).isPositive();
             assertThat(Files.exists(mounted.dir().resolve("images/nope.jpg"))).isFalse();
+            // Sequential reads have several 128 KiB requests in flight: the kernel's window is widened to 1 MiB.
+            long dev = (Long) Files.getAttribute(mounted.dir(), "unix:dev");
+            Path bdi = Path.of("/sys/class/bdi", (((dev >>> 8) & 0xfff) | ((dev >>> 32) & ~0xfffL)) + ":"
+                    + ((dev & 0xff) | ((dev >>> 12) & ~0xffL)), "read_ahead_kb");
+            Instant deadline = Instant.now().plus(Duration.ofSeconds(30));  // set once libfuse has answered INIT
+            while (!Files.readString(bdi).strip().equals("1024") && Instant.now().isBefore(deadline)) {
+                Thread.sleep(100);
+            }
+            assertThat(Files.readString(bdi).strip()).isEqualTo("1024");
+        }
+    }
+
+    @Test
+    @Order(3)
+    void aClientStartedOverTheDeadMountOfAKilledOneMountsInItsPlace() throws Exception {
+        Mounted killed = mount("train", "restarted");
+        try {
+            killed.process().kill();  // SIGKILL: nothing unmounts, the mount stays behind, dead
+            assertThat(ProcessHandle.of(killed.process().pid()).filter(ProcessHandle::isAlive)).isEmpty();
+            assertThat(mountedAt(killed.dir())).isTrue();
+            assertThat(answers(killed.dir())).as("a dead mount answers nothing").isFalse();
+
+            try (Mounted again = mountAt("train", killed.dir(), "restarted-again")) {
+                for (Map.Entry<String, byte[]> file : content.entrySet()) {
+                    assertThat(Files.readAllBytes(again.dir().resolve(file.getKey()))).as(file.getKey())
+                            .isEqualTo(file.getValue());
+                }
+            }
+            assertThat(mountedAt(killed.dir())).as("the dead mount was detached, the new one unmounted").isFalse();
+        } finally {
+            if (mountedAt(killed.dir())) {  // what a failure left: the stack's directories must still go
+                new ProcessBuilder("umount", "-l", killed.dir().toString()).start().waitFor(10, TimeUnit.SECONDS);
+            }
         }
     }
 
     /** Last: the worker stays dead. */
     @Test
-    @Order(3)
+    @Order(4)
     void aWorkerKilledWhileFilesAreReadSlowsTheReadsButFailsNone() throws Exception {
         try (Mounted mounted = mount("train", "killed")) {
             // The worker standing for another node serves half the blocks over HTTP.
@@ -152,12 +186,16 @@ class MountIT {
     }
 
     private static Mounted mount(String dataset, String name) throws Exception {
-        Path dir = Files.createDirectories(work.resolve("mnt-" + name));
+        return mountAt(dataset, Files.createDirectories(work.resolve("mnt-" + name)), name);
+    }
+
+    /** Waits until the client's mount answers at {@code dir} (a dead mount there before it does not count). */
+    private static Mounted mountAt(String dataset, Path dir, String name) throws Exception {
         int port = Ports.free();
         ServiceProcess process = ServiceProcess.start("fuse-client", port, clientConfig(dataset, dir),
                 work.resolve(name));
         Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
-        while (!mountedAt(dir)) {
+        while (!mountedAt(dir) || !answers(dir)) {
             if (Instant.now().isAfter(deadline)) {
                 process.close();
                 throw new AssertionError("nothing mounted at " + dir);
@@ -211,6 +249,16 @@ class MountIT {
         String target = dir.toAbsolutePath().toString();
         return Files.readAllLines(Path.of("/proc/self/mounts")).stream().map(line -> line.split(" "))
                 .anyMatch(fields -> fields.length > 1 && fields[1].equals(target));
+    }
+
+    /** Whether the mount answers a statfs (a stat may come from the kernel's attribute cache, a dead mount's too). */
+    private static boolean answers(Path dir) {
+        try {
+            Files.getFileStore(dir).getTotalSpace();
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static byte[] bytes(Random random, int size) {

@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.SecretKeySelector;
 import io.fabric8.kubernetes.api.model.SecretProjection;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
@@ -435,7 +434,8 @@ class KubernetesManifestsTest {
                 });
             }
         }
-        assertThat(withSecretsDir).containsExactlyInAnyOrder("granary-metadata", "granary-block", "granary-gateway");
+        assertThat(withSecretsDir).containsExactlyInAnyOrder("granary-metadata", "granary-block", "granary-gateway",
+                "granary-fuse");
     }
 
     // Each service.
@@ -509,35 +509,47 @@ class KubernetesManifestsTest {
                 .filteredOn(secret -> secret.getName().equals(credentials)).singleElement()
                 .extracting(SecretProjection::getOptional).isNotEqualTo(Boolean.TRUE);
 
-        Container rclone = base.workload("granary-fuse").container("rclone");
-        assertThat(secretKey(rclone, "RCLONE_CONFIG_GRANARY_ACCESS_KEY_ID"))
-                .extracting(SecretKeySelector::getName, SecretKeySelector::getKey).containsExactly(credentials, "accessKey");
-        assertThat(secretKey(rclone, "RCLONE_CONFIG_GRANARY_SECRET_ACCESS_KEY"))
-                .extracting(SecretKeySelector::getName, SecretKeySelector::getKey).containsExactly(credentials, "secretKey");
+        // Checkpoints written through the mount are signed with the same key pair.
+        Workload fuse = base.workload("granary-fuse");
+        Container client = fuse.container("fuse-client");
+        assertThat(env(client, "GRANARY_FUSE_WRITES_CREDENTIALS_REF")).isEqualTo(credentials);
+        assertThat(fuse.volumeAt(client, env(client, "GRANARY_SECRETS_DIR")).getProjected().getSources())
+                .extracting(VolumeProjection::getSecret).extracting(SecretProjection::getName).containsExactly(credentials);
+        assertThat(env(client, "GRANARY_FUSE_WRITES_GATEWAY_URL")).isEqualTo("http://granary-gateway.granary.svc:8080");
     }
 
     @Test
     void fuseMountsDatasetsOnTheHostForPodsToShare() {
         Workload fuse = base.workload("granary-fuse");
-        Container rclone = fuse.container("rclone");
+        Container client = fuse.container("fuse-client");
 
-        assertThat(rclone.getSecurityContext().getPrivileged()).as("FUSE needs a privileged container").isTrue();
+        assertThat(client.getSecurityContext().getPrivileged()).as("FUSE needs a privileged container").isTrue();
+        assertThat(client.getSecurityContext().getRunAsUser()).as("mounting needs root").isZero();
         assertThat(base.get(Namespace.class, null, fuse.namespace()).getMetadata().getLabels())
                 .as("Pod Security of namespace " + fuse.namespace())
                 .containsEntry("pod-security.kubernetes.io/enforce", "privileged");
-        // Mounts made in the container must reach the host, and from there the pods.
-        assertThat(rclone.getVolumeMounts()).filteredOn(mount -> mount.getMountPath().equals("/mnt/granary"))
+        // The mount made in the container must reach the host, and from there the pods (the hook's fuse root).
+        assertThat(env(client, "GRANARY_FUSE_MOUNT_POINT")).isEqualTo("/mnt/granary");
+        assertThat(client.getVolumeMounts()).filteredOn(mount -> mount.getMountPath().equals("/mnt/granary"))
                 .extracting(VolumeMount::getMountPropagation).containsExactly("Bidirectional");
-        assertThat(fuse.volumeAt(rclone, "/mnt/granary").getHostPath().getPath()).isEqualTo("/mnt/granary");
-        assertThat(fuse.volumeAt(rclone, "/dev/fuse").getHostPath().getPath()).isEqualTo("/dev/fuse");
+        assertThat(fuse.volumeAt(client, "/mnt/granary").getHostPath().getPath()).isEqualTo("/mnt/granary");
+        assertThat(fuse.volumeAt(client, "/dev/fuse").getHostPath().getPath()).isEqualTo("/dev/fuse");
+    }
 
-        assertThat(configMapFile(fuse, rclone, env(rclone, "RCLONE_CONFIG")))
-                .contains("type = s3", "provider = Other", "force_path_style = true",
-                        "endpoint = http://granary-gateway.granary.svc:8080");
-        // The mount loop and the liveness check that restarts it are scripts from the same ConfigMap.
-        assertThat(configMapFile(fuse, rclone, rclone.getCommand().get(1))).contains("rclone mount", "--allow-other");
-        assertThat(configMapFile(fuse, rclone, rclone.getLivenessProbe().getExec().getCommand().get(1)))
-                .contains("mountpoint");
+    @Test
+    void fuseReadsTheWorkersDiskLevelOfItsNodeAtThePathTheWorkerAdvertises() {
+        Workload block = base.workload("granary-block");
+        Container worker = block.container("block-service");
+        Workload fuse = base.workload("granary-fuse");
+        Container client = fuse.container("fuse-client");
+        // Short-circuit reads need the same node name and the worker's level directory at the same path.
+        assertThat(downwardField(client, "GRANARY_NODE")).isEqualTo(downwardField(worker, "GRANARY_NODE"));
+        String ssd = env(worker, "GRANARY_BLOCK_LEVELS_1__PATHS");
+        VolumeMount mount = client.getVolumeMounts().stream().filter(m -> ssd.startsWith(m.getMountPath() + "/"))
+                .findFirst().orElseThrow(() -> new AssertionError("the worker's SSD level " + ssd + " is not in the client"));
+        assertThat(mount.getReadOnly()).as("the client only reads block files").isTrue();
+        assertThat(fuse.volumeAt(client, mount.getMountPath()).getHostPath().getPath())
+                .isEqualTo(levelVolume(block, worker, 1).getHostPath().getPath());
     }
 
     // Kafka.
@@ -551,7 +563,7 @@ class KubernetesManifestsTest {
                 .flatMap(workload -> workload.containers().stream()).filter(KubernetesManifestsTest::isGranaryService)
                 .toList();
 
-        assertThat(clients).hasSize(4).allSatisfy(container ->
+        assertThat(clients).hasSize(5).allSatisfy(container ->
                 assertThat(container.getEnvFrom()).as(container.getName())
                         .extracting(EnvFromSource::getConfigMapRef).isNotEmpty()
                         .anySatisfy(ref -> assertThat(ref.getName()).isEqualTo(kafka.getMetadata().getName())));
@@ -659,12 +671,6 @@ class KubernetesManifestsTest {
         throw new AssertionError(name + "=" + variable.getValue() + " is no downward-API field");
     }
 
-    private static SecretKeySelector secretKey(Container container, String name) {
-        EnvVar variable = envVar(container, name);
-        assertThat(variable.getValueFrom()).as(name + " comes from a Secret").isNotNull();
-        return variable.getValueFrom().getSecretKeyRef();
-    }
-
     /** The volume a block-service level's directory is on. */
     private static Volume levelVolume(Workload block, Container container, int level) {
         String path = env(container, "GRANARY_BLOCK_LEVELS_" + level + "__PATHS");
@@ -672,16 +678,6 @@ class KubernetesManifestsTest {
                 .filter(m -> path.equals(m.getMountPath()) || path.startsWith(m.getMountPath() + "/"))
                 .findFirst().orElseThrow(() -> new AssertionError("level " + level + " directory " + path + " is on no volume"));
         return block.volumeAt(container, mount.getMountPath());
-    }
-
-    /** The content of a file a container reads from a ConfigMap volume. */
-    private static String configMapFile(Workload workload, Container container, String file) {
-        Path path = Path.of(file);
-        Volume volume = workload.volumeAt(container, path.getParent().toString());
-        assertThat(volume.getConfigMap()).as(path.getParent() + " is a ConfigMap").isNotNull();
-        ConfigMap map = base.get(ConfigMap.class, workload.namespace(), volume.getConfigMap().getName());
-        assertThat(map.getData()).as("ConfigMap " + map.getMetadata().getName()).containsKey(path.getFileName().toString());
-        return map.getData().get(path.getFileName().toString());
     }
 
     /** The block-service's sizes ({@code 2GiB}) in bytes, read as the Kubernetes quantities they spell ({@code 2Gi}). */

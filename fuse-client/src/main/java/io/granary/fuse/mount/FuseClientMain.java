@@ -60,6 +60,7 @@ public class FuseClientMain implements QuarkusApplication {
             System.err.println("granary-fuse: " + e.getMessage());
             return 2;
         }
+        detachDeadMount(mountPoint);
         String refused = refusal(mountPoint);
         if (refused != null) {
             System.err.println("granary-fuse: " + refused);
@@ -116,6 +117,46 @@ public class FuseClientMain implements QuarkusApplication {
         return null;
     }
 
+    /**
+     * A Granary mount whose client died (killed, out of memory, its container restarted) answers every call with
+     * "transport endpoint is not connected" until it is detached. It is detached lazily (files still open on it are
+     * let go when they are closed), so that this client can mount in its place and pods, through mount propagation,
+     * see the new mount. Only a dead mount of ours is touched: a live one stays, and is refused as busy.
+     */
+    private static void detachDeadMount(Path mountPoint) throws IOException, InterruptedException {
+        if (!ourMountAt(mountPoint)) {
+            return;
+        }
+        try {
+            answers(mountPoint);
+            return;  // a live mount answers (a hung one blocks): never ours to take away
+        } catch (IOException dead) {
+            LOG.infof("detaching the dead Granary mount at %s (%s)", mountPoint, dead.getMessage());
+        }
+        String target = mountPoint.normalize().toString();
+        Process detach = new ProcessBuilder("fusermount", "-uz", target).redirectErrorStream(true).start();
+        if (detach.waitFor() != 0) {
+            new ProcessBuilder("umount", "-l", target).redirectErrorStream(true).start().waitFor();
+        }
+    }
+
+    /**
+     * Asks the mount itself, through statfs: the kernel answers a stat from its attribute cache for as long as
+     * {@code attr-timeout}, a dead mount's too, but sends every statfs to the client.
+     *
+     * @throws IOException when the mount is dead ("transport endpoint is not connected")
+     */
+    static void answers(Path mountPoint) throws IOException {
+        Files.getFileStore(mountPoint).getTotalSpace();
+    }
+
+    /** Whether a Granary mount (live or dead) is at the mount point. */
+    static boolean ourMountAt(Path mountPoint) throws IOException {
+        String target = mountPoint.toAbsolutePath().normalize().toString();
+        return Files.readAllLines(Path.of("/proc/self/mounts")).stream().map(line -> line.split(" "))
+                .anyMatch(fields -> fields.length > 2 && fields[1].equals(target) && fields[2].equals("fuse.granary"));
+    }
+
     private static boolean mounted(Path mountPoint) throws IOException {
         String target = mountPoint.toRealPath().toString();
         return Files.readAllLines(Path.of("/proc/self/mounts")).stream().map(line -> line.split(" "))
@@ -137,9 +178,18 @@ public class FuseClientMain implements QuarkusApplication {
      * window libfuse offers at mount time only up to its own default (128 KiB); root may widen it afterwards. Not
      * fatal: without it sequential reads are slower, not wrong.
      */
-    private static void kernelReadAhead(Path mountPoint, long bytes) {
+    private static void kernelReadAhead(Path mountPoint, long bytes) throws IOException, InterruptedException {
         if (bytes <= 0) {
             return;
+        }
+        // libfuse mounts on a thread of its own, and its answer to the kernel's INIT resets the window: wait until
+        // the mount is there, then stat its root, which the kernel holds until INIT is answered.
+        for (int waited = 0; !ourMountAt(mountPoint); waited++) {
+            if (waited == 200) {
+                LOG.warnf("%s is not mounted after 10 s: its kernel read-ahead stays as it was", mountPoint);
+                return;
+            }
+            Thread.sleep(50);
         }
         try {
             long dev = (Long) Files.getAttribute(mountPoint, "unix:dev");
