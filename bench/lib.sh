@@ -22,7 +22,8 @@ cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   for hook in "${EXIT_HOOKS[@]}"; do "$hook" || true; done
-  rm -rf "$WORK" "$GRANARY_MEM_DIR" "${EXTRA_CLEANUP[@]}"
+  # Never through a mount that is still there: removing its files would delete them from the store.
+  rm -rf --one-file-system "$WORK" "$GRANARY_MEM_DIR" "${EXTRA_CLEANUP[@]}"
 }
 trap cleanup EXIT
 # bash does not run the EXIT trap when a signal kills it: turn Ctrl-C and kill into an exit, so cleanup runs.
@@ -269,6 +270,40 @@ PY
   wait_until 10 "$port_file" test -s "$port_file"
   rates=$(for _ in 1 2 3; do curl -s -o /dev/null -w '%{speed_download}\n' "http://127.0.0.1:$(cat "$port_file")/"; done)
   echo "$rates" | awk '{ sum += $1 } END { printf "%.0f", sum / NR / 1e6 }'
+}
+
+# FUSE mounts of the POSIX benchmarks, under $WORK/mnt; each client runs in the foreground of a process of ours.
+MOUNTS=()
+unmount_all() {
+  local dir
+  for dir in "${MOUNTS[@]}"; do
+    if mounted "$dir"; then fusermount -uz "$dir" 2> /dev/null || umount -l "$dir"; fi
+  done
+}
+mounted() { awk -v dir="$1" '$2 == dir { found = 1 } END { exit !found }' /proc/mounts; }
+
+mount_native() {  # mount_native DIR: Granary's FUSE client, every dataset a directory of DIR
+  local port; port=$(free_port)
+  mkdir -p "$1"
+  (( ${#MOUNTS[@]} )) || EXIT_HOOKS+=(unmount_all)
+  MOUNTS+=("$1")
+  start_local_service fuse-client "$port" "$WORK/fuse-client-$port.log" -Dkafka.bootstrap.servers="127.0.0.1:$KAFKA_PORT" \
+    -Dgranary.fuse.mount-point="$1" -Dgranary.fuse.writes.credentials-ref=bench-s3 \
+    -Dgranary.fuse.writes.gateway-url="$GATEWAY"
+  PIDS+=("$SERVICE_PID")
+  wait_until 60 "$WORK/fuse-client-$port.log" mounted "$1"
+  NATIVE_METRICS="http://127.0.0.1:$port/q/metrics"
+}
+
+mount_s3fs() {  # mount_s3fs ENDPOINT BUCKET DIR: s3fs with its defaults, path-style, SigV4
+  mkdir -p "$3"
+  (( ${#MOUNTS[@]} )) || EXIT_HOOKS+=(unmount_all)
+  MOUNTS+=("$3")
+  [[ -f $WORK/s3fs.passwd ]] || { printf '%s:%s\n' "$S3_ACCESS" "$S3_SECRET" > "$WORK/s3fs.passwd"; chmod 600 "$WORK/s3fs.passwd"; }
+  s3fs "$2" "$3" -f -o url="$1" -o use_path_request_style -o endpoint=us-east-1 \
+    -o passwd_file="$WORK/s3fs.passwd" > "$WORK/s3fs-${3##*/}.log" 2>&1 &
+  PIDS+=($!)
+  wait_until 30 "$WORK/s3fs-${3##*/}.log" mounted "$3"
 }
 
 mbps() { python3 -c "import sys; print(f'{$1 / $2 / 1e6:.0f}')"; }

@@ -2,8 +2,12 @@
 # The one end-to-end benchmark: starts Granary, writes the dataset to the store and prints one table of
 #   direct reads from the store, cold reads through Granary (the first read fills the cache), the preload time
 #   (a DataLoad), warm reads through Granary, and raw loopback TCP as the physical limit,
-# for one large object (MB/s) and many 128 KiB objects read 8 at a time (files/s, MB/s), with ratios to direct.
-#   bench/run.sh [--size-mib 1024] [--files 5000] [--rounds 2] [--link MBIT[:DELAY_MS]]
+# for one large object (MB/s) and many 128 KiB objects read 8 at a time (files/s, MB/s), with ratios to direct;
+# then a POSIX table: PyTorch DataLoader epochs over the small objects through Granary's FUSE client, s3fs on the
+# gateway and s3fs on the store, cold and warm, and a warm 1 GiB dd through the FUSE client.
+#   bench/run.sh [--size-mib 1024] [--files 5000] [--rounds 2] [--link MBIT[:DELAY_MS]] [--no-posix]
+# The POSIX section needs root, /dev/fuse, s3fs and PyTorch for $TORCH_PYTHON (Debian's python3-torch);
+# --no-posix leaves it out.
 # --link (root) puts the store behind an emulated link: S3Proxy in a network namespace, reached over a veth pair
 # limited to MBIT Mbit/s (and delayed by DELAY_MS each way) in both directions, as a remote object store is.
 # Needs the services built (./mvnw -DskipTests package); every process it starts is stopped when it ends.
@@ -17,7 +21,9 @@ FILES=5000
 ROUNDS=2
 LINK_MBIT=
 LINK_DELAY_MS=0
-usage() { die "usage: bench/run.sh [--size-mib N] [--files N] [--rounds N] [--link MBIT[:DELAY_MS]]"; }
+POSIX=1
+TORCH_PYTHON=${TORCH_PYTHON:-/usr/bin/python3}
+usage() { die "usage: bench/run.sh [--size-mib N] [--files N] [--rounds N] [--link MBIT[:DELAY_MS]] [--no-posix]"; }
 while (( $# )); do
   case $1 in
     --size-mib) SIZE_MIB=$2; shift 2 ;;
@@ -26,6 +32,7 @@ while (( $# )); do
     --link)
       [[ $2 =~ ^([0-9]+)(:([0-9]+))?$ ]] || usage
       LINK_MBIT=${BASH_REMATCH[1]}; LINK_DELAY_MS=${BASH_REMATCH[3]:-0}; shift 2 ;;
+    --no-posix) POSIX=; shift ;;
     *) usage ;;
   esac
 done
@@ -114,7 +121,39 @@ warm_up() {
   large_get "$S3_URL/warmup/big.bin" $(( WARMUP_MIB << 20 )) > /dev/null
 }
 
+require_posix() {  # before any setup: what the POSIX section needs, each missing piece said in one line
+  local leave="(--no-posix leaves the POSIX section out)"
+  (( EUID == 0 )) || die "the POSIX section mounts with FUSE and needs root $leave"
+  [[ -e /dev/fuse ]] || die "no /dev/fuse on this machine $leave"
+  command -v s3fs > /dev/null || die "the POSIX section compares with s3fs: apt-get install s3fs $leave"
+  "$TORCH_PYTHON" -c 'import torch' 2> /dev/null \
+    || die "no PyTorch for $TORCH_PYTHON: apt-get install python3-torch, or set TORCH_PYTHON $leave"
+}
+
+epoch() {  # epoch DIR [--drop]: one DataLoader epoch; prints files/s, dies unless it read the store's bytes
+  local files bytes secs digest
+  read -r files bytes secs digest < <("$TORCH_PYTHON" "$ROOT/bench/posix.py" epoch "$@")
+  (( files == FILES && bytes == SMALL_BYTES )) || die "an epoch over $1 read $files files, $bytes bytes"
+  # The first epoch's digest is the store's bytes (in a file: epochs run in command substitutions).
+  [[ -s $WORK/epoch.digest ]] || echo "$digest" > "$WORK/epoch.digest"
+  [[ $digest == "$(cat "$WORK/epoch.digest")" ]] || die "an epoch over $1 read other bytes than the store's"
+  python3 -c "print(f'{$files / $secs:.0f}')"
+}
+best_epoch() {  # best_epoch ROUNDS DIR [--drop]: the most files/s of ROUNDS epochs
+  local rounds=$1; shift
+  for (( r = 0; r < rounds; r++ )); do epoch "$@"; done | sort -n | tail -1
+}
+dd_mbps() {  # dd_mbps FILE ROUNDS: MB/s of dd bs=1M from a cold page cache, best of ROUNDS
+  local bytes secs
+  for (( r = 0; r < $2; r++ )); do
+    read -r bytes secs < <("$TORCH_PYTHON" "$ROOT/bench/posix.py" dd "$1")
+    (( bytes == LARGE_BYTES )) || die "dd read $bytes bytes of $LARGE_BYTES from $1"
+    echo "$bytes $secs"
+  done | best_mbps
+}
+
 require_built metadata-service block-service preload-service gateway
+[[ -z $POSIX ]] || { require_posix; require_built fuse-client; }
 if [[ -n $LINK_MBIT ]]; then
   create_link "$LINK_DELAY_MS"
   LINK_SETTING="emulated link: $LINK_MBIT Mbit/s, $( (( LINK_DELAY_MS )) && echo "$LINK_DELAY_MS ms each way" || echo "no added delay") (S3Proxy in a network namespace, veth shaped both ways)"
@@ -169,6 +208,36 @@ WARM_SMALL=$(small_rates "$GATEWAY" "$ROUNDS")
 WARM_UFS_WORKER=$(( $(worker_understore_bytes) - UFS_WORKER_BEFORE ))
 WARM_UFS_GATEWAY=$(( $(gateway_counter granary_gateway_bytes_served_total 'source="understore"') - UFS_GATEWAY_BEFORE ))
 FALLBACKS=$(gateway_counter granary_gateway_fallbacks_total)
+if [[ -n $POSIX ]]; then
+  echo "POSIX: mounting Granary's FUSE client, s3fs on the store and s3fs on the gateway ..." >&2
+  NATIVE="$WORK/mnt/granary"
+  mount_native "$NATIVE"
+  mount_s3fs "$S3_URL" small "$WORK/mnt/store-small"
+  mount_s3fs "$GATEWAY" small "$WORK/mnt/gateway-small"
+  echo "POSIX: warming the FUSE client's JVM up on the warm-up bucket ..." >&2
+  for _ in 1 2 3; do "$TORCH_PYTHON" "$ROOT/bench/posix.py" epoch "$NATIVE/warmup" --drop > /dev/null; done
+  "$TORCH_PYTHON" "$ROOT/bench/posix.py" dd "$NATIVE/warmup/big.bin" > /dev/null
+  echo "POSIX: DataLoader epochs over s3fs on the store ..." >&2
+  STORE_COLD=$(epoch "$WORK/mnt/store-small")
+  STORE_WARM=$(best_epoch "$ROUNDS" "$WORK/mnt/store-small")
+  echo "POSIX: over s3fs on the gateway, from an empty cache ..." >&2
+  evict small
+  GATEWAY_COLD=$(epoch "$WORK/mnt/gateway-small")
+  GATEWAY_WARM=$(best_epoch "$ROUNDS" "$WORK/mnt/gateway-small")
+  echo "POSIX: over Granary's FUSE client, from an empty cache ..." >&2
+  evict small
+  NATIVE_COLD=$(epoch "$NATIVE/small" --drop)
+  NATIVE_WARM=$(best_epoch "$ROUNDS" "$NATIVE/small" --drop)
+  NATIVE_PAGES=$(best_epoch "$ROUNDS" "$NATIVE/small")
+  echo "POSIX: the same epoch over a copy of the files in tmpfs (the DataLoader's own limit here) ..." >&2
+  LIMIT_DIR="/dev/shm/granary-bench-$$-epoch"
+  EXTRA_CLEANUP+=("$LIMIT_DIR")
+  cp -r "$NATIVE/small" "$LIMIT_DIR"
+  LIMIT_EPOCH=$(best_epoch "$ROUNDS" "$LIMIT_DIR")
+  rm -rf "$LIMIT_DIR"
+  echo "POSIX: dd of the large object through the FUSE client ..." >&2
+  NATIVE_DD=$(dd_mbps "$NATIVE/large/object.bin" "$ROUNDS")
+fi
 echo "raw loopback TCP ..." >&2
 LOOPBACK=$(loopback_mbps)
 
@@ -204,3 +273,27 @@ if [[ -n $LINK_MBIT ]]; then
 fi
 echo "Under-store bytes read during the warm pass: $WARM_UFS_WORKER by the worker, $WARM_UFS_GATEWAY by the gateway (0: every warm byte came from the cache)."
 echo "Gateway fallbacks to the under-store in the whole run: $FALLBACKS."
+
+if [[ -n $POSIX ]]; then
+  posix_row() {  # posix_row LABEL COLD WARM
+    printf '| %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$(ratio "$3" "$STORE_WARM")" "$(ratio "$3" "$GATEWAY_WARM")"
+  }
+  cat <<POSIX_HEADER
+
+POSIX: one PyTorch DataLoader epoch (4 workers, batches of 64, shuffled) over the $FILES small files, each read
+whole with open().read(). Cold: the first epoch, the cache empty; warm: the best of $ROUNDS epochs after it, the
+FUSE client's page cache dropped before each (posix_fadvise), so every read reaches the filesystem.
+
+| mount | cold files/s | warm files/s | warm vs s3fs on the store | warm vs s3fs on the gateway |
+|---|---:|---:|---:|---:|
+POSIX_HEADER
+  posix_row "s3fs on the store (no cache of its own)" "$STORE_COLD" "$STORE_WARM"
+  posix_row "s3fs on Granary's gateway" "$GATEWAY_COLD" "$GATEWAY_WARM"
+  posix_row "Granary's FUSE client" "$NATIVE_COLD" "$NATIVE_WARM"
+  posix_row "Granary's FUSE client, page cache kept (a later epoch)" "" "$NATIVE_PAGES"
+  posix_row "limit: the same files in tmpfs, no filesystem between" "" "$LIMIT_EPOCH"
+  echo
+  echo "Sequential: the $SIZE_MIB MiB object read by dd bs=1M through the FUSE client, warm, page cache dropped: $NATIVE_DD MB/s," \
+    "$(ratio "$NATIVE_DD" "$WARM_LARGE") of the gateway's warm S3 GET of the same object in this run ($WARM_LARGE MB/s)."
+  echo "Every epoch read the same bytes as the store's (order-free CRC32 digest $(cat "$WORK/epoch.digest"))."
+fi

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""POSIX reads for the benchmarks, as training code makes them. Run with the Python that has torch (Debian's
+python3-torch is /usr/bin/python3's).
+
+  posix.py epoch DIR [--workers 4] [--batch 64] [--drop]
+      one PyTorch DataLoader epoch over every file under DIR, shuffled; prints files, bytes, seconds and a digest
+      of the bytes that does not depend on their order (to check that every mount gave the same bytes)
+  posix.py drop PATH...
+      drops the kernel's page cache of the files (or of every file under the directories), so the next read goes
+      to the filesystem and not to memory
+  posix.py dd FILE
+      reads FILE with dd bs=1M from a cold page cache; prints bytes and seconds
+
+--drop before an epoch: its files' page cache is dropped first (not timed), so the epoch measures the filesystem.
+"""
+import argparse, os, subprocess, sys, time, zlib
+
+
+def files_under(root):
+    return sorted(os.path.join(d, f) for d, _, names in os.walk(root) for f in names)
+
+
+def drop(paths):
+    for path in paths:
+        for file in files_under(path) if os.path.isdir(path) else [path]:
+            fd = os.open(file, os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+
+
+def epoch(args):
+    import numpy, torch, warnings
+    from torch.utils.data import DataLoader, Dataset
+
+    class Files(Dataset):  # what an image dataset's __getitem__ does before decoding: read the whole file
+        def __init__(self, paths):
+            self.paths = paths
+
+        def __len__(self):
+            return len(self.paths)
+
+        def __getitem__(self, i):
+            with open(self.paths[i], "rb") as f:
+                data = f.read()
+            return torch.from_numpy(numpy.frombuffer(data, dtype=numpy.uint8).copy()), len(data), zlib.crc32(data)
+
+    warnings.filterwarnings("ignore", message="This DataLoader will create")  # 4 workers on 2 cores, on purpose
+    paths = files_under(args.dir)
+    if not paths:
+        sys.exit(f"posix.py: no files under {args.dir}")
+    if args.drop:
+        drop([args.dir])
+    loader = DataLoader(Files(paths), batch_size=args.batch, shuffle=True, num_workers=args.workers,
+                        generator=torch.Generator().manual_seed(7), collate_fn=collate)
+    start = time.perf_counter()
+    files = size = digest = 0
+    for tensors, sizes, crcs in loader:
+        files += len(tensors)
+        size += sum(sizes)
+        digest = (digest + sum(crcs)) % (1 << 64)
+    print(files, size, f"{time.perf_counter() - start:.3f}", f"{digest:016x}")
+
+
+def collate(samples):  # the files' sizes may differ: a list of tensors, as a detection or text loader keeps them
+    tensors, sizes, crcs = zip(*samples)
+    return list(tensors), list(sizes), list(crcs)
+
+
+def dd(file):
+    drop([file])
+    out = subprocess.run(["dd", f"if={file}", "of=/dev/null", "bs=1M"], capture_output=True, text=True, check=True)
+    last = out.stderr.strip().splitlines()[-1]  # "N bytes (...) copied, S s, R MB/s"
+    print(last.split()[0], last.split(", ")[-2].split()[0])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    commands = parser.add_subparsers(dest="command", required=True)
+    one = commands.add_parser("epoch")
+    one.add_argument("dir")
+    one.add_argument("--workers", type=int, default=4)
+    one.add_argument("--batch", type=int, default=64)
+    one.add_argument("--drop", action="store_true")
+    commands.add_parser("drop").add_argument("paths", nargs="+")
+    commands.add_parser("dd").add_argument("file")
+    args = parser.parse_args()
+    if args.command == "epoch":
+        epoch(args)
+    elif args.command == "drop":
+        drop(args.paths)
+    else:
+        dd(args.file)
+
+
+if __name__ == "__main__":
+    main()
