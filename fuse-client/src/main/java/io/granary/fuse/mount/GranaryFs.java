@@ -1,5 +1,6 @@
 package io.granary.fuse.mount;
 
+import com.kenai.jffi.MemoryIO;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.validation.ValidationException;
 import io.granary.fuse.read.BlockReads;
@@ -9,7 +10,6 @@ import io.granary.fuse.tree.Namespace;
 import io.granary.fuse.tree.Node;
 import io.granary.fuse.write.Checkpoints;
 import jnr.constants.platform.OpenFlags;
-import com.kenai.jffi.MemoryIO;
 import jnr.ffi.Pointer;
 import jnr.ffi.types.mode_t;
 import jnr.ffi.types.off_t;
