@@ -18,6 +18,9 @@ import io.minio.messages.Item;
 import io.minio.messages.ListBucketResultV2;
 import io.minio.messages.ListObjectsResult;
 import io.minio.messages.Part;
+import okhttp3.ConnectionPool;
+import okhttp3.Dispatcher;
+import okhttp3.OkHttpClient;
 
 import java.io.Closeable;
 import java.io.FilterInputStream;
@@ -35,6 +38,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An S3 bucket prefix as an under-store, on the MinIO Java SDK. It uses the SDK's {@link MinioAsyncClient}
@@ -57,6 +61,16 @@ public final class S3UnderStore implements UnderStore {
      */
     static final long PART_SIZE = 16L << 20;
 
+    /**
+     * One HTTP client for every S3 mount of the process, sized for the concurrency of cold reads and DataLoads.
+     * OkHttp's defaults, which the SDK keeps, allow 5 requests in flight per host (the SDK's calls are async, so the
+     * rest queue in the dispatcher) and keep 5 idle connections (the rest are opened again for each request).
+     */
+    static final OkHttpClient HTTP = Http.newDefaultClient().newBuilder()
+            .dispatcher(dispatcher(256, 64))
+            .connectionPool(new ConnectionPool(64, 5, TimeUnit.MINUTES))
+            .build();
+
     private final S3Location location;
     private final MinioAsyncClient client;
 
@@ -66,7 +80,8 @@ public final class S3UnderStore implements UnderStore {
         requireValidBucketName(location);
         MinioAsyncClient.Builder builder = MinioAsyncClient.builder()
                 .endpoint(location.endpoint().toString())
-                .region(location.region());
+                .region(location.region())
+                .httpClient(HTTP, false);  // shared: closing a store leaves the others' connections alone
         if (credentials != null) {
             builder.credentials(credentials.accessKey(), credentials.secretKey());
         }
@@ -76,6 +91,13 @@ public final class S3UnderStore implements UnderStore {
         } else if (Boolean.FALSE.equals(location.pathStyle())) {
             client.enableVirtualStyleEndpoint();
         }
+    }
+
+    private static Dispatcher dispatcher(int requests, int requestsPerHost) {
+        Dispatcher dispatcher = new Dispatcher();
+        dispatcher.setMaxRequests(requests);
+        dispatcher.setMaxRequestsPerHost(requestsPerHost);
+        return dispatcher;
     }
 
     /** The SDK checks bucket names on every request; checked here, a bad mount fails when it is opened. */

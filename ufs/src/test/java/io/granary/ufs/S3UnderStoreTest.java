@@ -8,14 +8,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -148,6 +155,33 @@ class S3UnderStoreTest extends UnderStoreContractTest {
             assertThatThrownBy(unreachable::probe).isInstanceOf(UnderStoreUnavailableException.class)
                     .hasMessageContaining("127.0.0.1:" + port);
         }
+    }
+
+    @Test
+    void concurrentReadsKeepTheirConnectionsForTheNextOnes() throws Exception {
+        seed("concurrent/object", new byte[256 * 1024]);
+        S3UnderStore.HTTP.connectionPool().evictAll();
+        int readers = 12;  // OkHttp's default pool keeps 5 idle connections: the rest would be opened anew each time
+        ExecutorService pool = Executors.newFixedThreadPool(readers);
+        try {
+            CountDownLatch allOpen = new CountDownLatch(readers);
+            List<Future<Integer>> reads = new ArrayList<>();
+            for (int i = 0; i < readers; i++) {
+                reads.add(pool.submit(() -> {
+                    try (InputStream in = store.read("concurrent/object", 0, 256 * 1024)) {
+                        allOpen.countDown();
+                        assertThat(allOpen.await(30, TimeUnit.SECONDS)).as("every read in flight at once").isTrue();
+                        return in.readAllBytes().length;
+                    }
+                }));
+            }
+            for (Future<Integer> read : reads) {
+                assertThat(read.get(60, TimeUnit.SECONDS)).isEqualTo(256 * 1024);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(S3UnderStore.HTTP.connectionPool().idleConnectionCount()).isEqualTo(readers);
     }
 
     @Test
