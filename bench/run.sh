@@ -62,6 +62,25 @@ evict() {  # evict DATASET: free its cache through the management API, and wait 
   die "the worker still holds $(cached_bytes "$1") bytes of $1 a minute after its cache was freed"
 }
 
+fill_breakdown() {  # fill_breakdown BEFORE AFTER: the worker's mean time per fill in each stage between two scrapes
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+def scrape(path):
+    found = {}
+    for line in open(path):
+        m = re.match(r'granary_block_fill_stage_seconds_(sum|count)\{stage="([a-z_]+)".*\} (\S+)', line)
+        if m:
+            found[(m.group(2), m.group(1))] = float(m.group(3))
+    return found
+before, after = scrape(sys.argv[1]), scrape(sys.argv[2])
+delta = lambda stage, kind: after.get((stage, kind), 0) - before.get((stage, kind), 0)
+fills = delta("reserve", "count")
+stages = ["reserve", "first_byte", "body", "write", "commit", "event"]
+print(f"{fills:.0f} fills: " + ", ".join(
+    f"{s.replace('_', ' ')} {delta(s, 'sum') / max(delta(s, 'count'), 1) * 1000:.2f} ms" for s in stages))
+PY
+}
+
 best_mbps() { awk '{ r = $1 / $2 / 1e6; if (r > best) best = r } END { printf "%.0f", best }'; }  # of large_get lines
 best_small() { sort -n | tail -1; }  # of small_rate lines: the most files/s
 
@@ -188,8 +207,11 @@ echo "direct reads from the store ..." >&2
 DIRECT_LARGE=$(large_rate "$S3_URL" "$ROUNDS")
 DIRECT_SMALL=$(small_rates "$S3_URL" "$ROUNDS")
 echo "cold reads through Granary (the cache fills) ..." >&2
+curl -sf "$WORKER_URL/q/metrics" > "$WORK/fills-0.prom"
 COLD_LARGE=$(large_rate "$GATEWAY" 1)
+curl -sf "$WORKER_URL/q/metrics" > "$WORK/fills-1.prom"
 COLD_SMALL=$(small_rates "$GATEWAY" 1)
+curl -sf "$WORKER_URL/q/metrics" > "$WORK/fills-2.prom"
 echo "evicting both datasets from the cache ..." >&2
 evict large
 evict small
@@ -271,6 +293,10 @@ if [[ -n $LINK_MBIT ]]; then
   LINK_MBPS=$(python3 -c "print(f'{$LINK_MBIT / 8:g}')")
   echo "The link measured: direct large reads ran at $DIRECT_LARGE MB/s, $(ratio "$DIRECT_LARGE" "$LINK_MBPS") of the configured $LINK_MBIT Mbit/s ($LINK_MBPS MB/s)."
 fi
+echo "A cold fill on the worker, mean per fill of each stage (event is part of commit; the rest of a cold read's"
+echo "time is the gateway's: metadata, the request to the worker, sending the block):"
+echo "- large object: $(fill_breakdown "$WORK/fills-0.prom" "$WORK/fills-1.prom")"
+echo "- small objects: $(fill_breakdown "$WORK/fills-1.prom" "$WORK/fills-2.prom")"
 echo "Under-store bytes read during the warm pass: $WARM_UFS_WORKER by the worker, $WARM_UFS_GATEWAY by the gateway (0: every warm byte came from the cache)."
 echo "Gateway fallbacks to the under-store in the whole run: $FALLBACKS."
 

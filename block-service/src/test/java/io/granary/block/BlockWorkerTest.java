@@ -1,6 +1,7 @@
 package io.granary.block;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.block.metrics.FillStages;
 import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockKey;
 import io.granary.block.store.BlockListener;
@@ -14,6 +15,7 @@ import io.granary.contracts.events.HeartbeatEvent;
 import io.granary.contracts.events.Topics;
 import io.granary.contracts.worker.Medium;
 import io.granary.devstack.testing.StackResource;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -84,6 +86,9 @@ class BlockWorkerTest {
     ReadStats stats;
 
     @Inject
+    MeterRegistry registry;
+
+    @Inject
     ObjectMapper json;
 
     /** One dataset of 1 MiB blocks: small files, a block-aligned 4 MiB file and a 3.5 MiB + 123 B one. */
@@ -105,9 +110,13 @@ class BlockWorkerTest {
         reads();
         given().delete("/blocks/reads").then().statusCode(200);  // whatever other tests left: start cold
         long before = stats.underStoreReadCount();
+        Map<FillStages.Stage, Long> stagesBefore = fillStageCounts();
         Map<String, byte[]> first = readEverything("miss");
         long fills = stats.underStoreReadCount() - before;
         assertThat(fills).as("one under-store read per block").isEqualTo(12 + 4 + 4);
+        // Every fill is timed in every stage: the cold path's breakdown (bench/run.sh prints it).
+        fillStageCounts().forEach((stage, count) ->
+                assertThat(count - stagesBefore.get(stage)).as("fills timed in " + stage).isEqualTo(fills));
 
         Map<String, byte[]> second = readEverything("hit");
         assertThat(stats.underStoreReadCount() - before).as("the second pass never reads the under-store")
@@ -118,6 +127,15 @@ class BlockWorkerTest {
         }
         given().get("/q/metrics").then().body(containsString("granary_understore_requests_total{op=\"read\"}"))
                 .body(containsString("granary_block_reads_total{level=\"MEM\",result=\"hit\"}"));
+    }
+
+    private Map<FillStages.Stage, Long> fillStageCounts() {
+        Map<FillStages.Stage, Long> counts = new java.util.EnumMap<>(FillStages.Stage.class);
+        for (FillStages.Stage stage : FillStages.Stage.values()) {
+            counts.put(stage, registry.get("granary.block.fill.stage").tag("stage", stage.name().toLowerCase())
+                    .timer().count());
+        }
+        return counts;
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.granary.block.events;
 
 import io.granary.block.config.BlockConfig;
+import io.granary.block.metrics.FillStages;
 import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockListener;
 import io.granary.block.store.StoredBlock;
@@ -24,20 +25,25 @@ public class BlockEventPublisher implements BlockListener {
     private final BlockConfig config;
     private final String node;
     private final ReadStats stats;
+    private final FillStages stages;
 
     BlockEventPublisher(@Channel(Topics.BLOCK_EVENTS)
                         @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 65536) Emitter<String> emitter,
-                        KafkaEvents events, BlockConfig config, GranaryConfig shared, ReadStats stats) {
+                        KafkaEvents events, BlockConfig config, GranaryConfig shared, ReadStats stats,
+                        FillStages stages) {
         this.emitter = emitter;
         this.node = shared.node();
         this.events = events;
         this.config = config;
         this.stats = stats;
+        this.stages = stages;
     }
 
     @Override
     public void cached(StoredBlock block) {
+        long started = System.nanoTime();
         publish(BlockEvent.Type.CACHED, block);
+        stages.took(FillStages.Stage.EVENT, System.nanoTime() - started);
     }
 
     @Override

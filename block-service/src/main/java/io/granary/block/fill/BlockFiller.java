@@ -1,5 +1,7 @@
 package io.granary.block.fill;
 
+import io.granary.block.metrics.FillStages;
+import io.granary.block.metrics.FillStages.Stage;
 import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockKey;
 import io.granary.block.store.Reservation;
@@ -35,12 +37,14 @@ public class BlockFiller {
     private final TieredStore store;
     private final BlockSource source;
     private final ReadStats stats;
+    private final FillStages stages;
     private final Map<BlockKey, CompletableFuture<Optional<StoredBlock>>> inFlight = new ConcurrentHashMap<>();
 
-    BlockFiller(TieredStore store, BlockSource source, ReadStats stats) {
+    BlockFiller(TieredStore store, BlockSource source, ReadStats stats, FillStages stages) {
         this.store = store;
         this.source = source;
         this.stats = stats;
+        this.stages = stages;
     }
 
     /**
@@ -75,6 +79,7 @@ public class BlockFiller {
     }
 
     private Optional<StoredBlock> load(BlockKey key, BlockRef ref) {
+        long started = System.nanoTime();
         long blockSize = source.blockSize(key.dataset());
         Optional<Reservation> room = store.reserve(key, blockSize);
         if (room.isEmpty()) {
@@ -84,8 +89,11 @@ public class BlockFiller {
         Reservation reservation = room.get();
         long length;
         CRC32C crc = new CRC32C();
+        long reserved = System.nanoTime();
+        stages.took(Stage.RESERVE, reserved - started);
         try (InputStream in = source.open(key.dataset(), ref, 0, blockSize);
              FileChannel out = FileChannel.open(reservation.temp(), StandardOpenOption.WRITE)) {
+            stages.took(Stage.FIRST_BYTE, System.nanoTime() - reserved);
             length = copy(in, out, crc, reservation);
         } catch (LocalWriteFailed e) {
             store.abort(reservation);
@@ -105,7 +113,10 @@ public class BlockFiller {
             throw new NoSuchBlockException("'" + ref.path() + "' has no block " + ref.index());
         }
         try {
-            return Optional.of(store.commit(reservation, length, (int) crc.getValue(), ref.path(), ref.etag()));
+            long committing = System.nanoTime();
+            StoredBlock block = store.commit(reservation, length, (int) crc.getValue(), ref.path(), ref.etag());
+            stages.took(Stage.COMMIT, System.nanoTime() - committing);
+            return Optional.of(block);
         } catch (IOException e) {
             LOG.warnf("cannot store %s (%s): serving it uncached", key, e.getMessage());
             return Optional.empty();
@@ -113,12 +124,17 @@ public class BlockFiller {
     }
 
     /** Copies the block, telling a failing under-store (IOException) from a failing local disk (LocalWriteFailed). */
-    private static long copy(InputStream in, FileChannel out, CRC32C crc, Reservation reservation) throws IOException {
+    private long copy(InputStream in, FileChannel out, CRC32C crc, Reservation reservation) throws IOException {
         byte[] chunk = new byte[CHUNK];
         long total = 0;
+        long reading = 0;
+        long writing = 0;
         int n;
+        long mark = System.nanoTime();
         // readNBytes fills the chunk: an S3 body stream hands out a few KiB per read, one write each would cost more.
         while ((n = in.readNBytes(chunk, 0, CHUNK)) > 0) {
+            long read = System.nanoTime();
+            reading += read - mark;
             total += n;
             if (total > reservation.bytes()) {
                 throw new IOException("the under-store sent more than a block");
@@ -132,7 +148,12 @@ public class BlockFiller {
             } catch (IOException e) {
                 throw new LocalWriteFailed(e);
             }
+            mark = System.nanoTime();
+            writing += mark - read;
         }
+        reading += System.nanoTime() - mark;
+        stages.took(Stage.BODY, reading);
+        stages.took(Stage.WRITE, writing);
         return total;
     }
 
