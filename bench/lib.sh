@@ -292,7 +292,6 @@ mount_native() {  # mount_native DIR: Granary's FUSE client, every dataset a dir
     -Dgranary.fuse.writes.gateway-url="$GATEWAY"
   PIDS+=("$SERVICE_PID")
   wait_until 60 "$WORK/fuse-client-$port.log" mounted "$1"
-  NATIVE_METRICS="http://127.0.0.1:$port/q/metrics"
 }
 
 mount_s3fs() {  # mount_s3fs ENDPOINT BUCKET DIR: s3fs with its defaults, path-style, SigV4
