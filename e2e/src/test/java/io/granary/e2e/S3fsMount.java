@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A bucket of the gateway mounted with s3fs-fuse, as a POSIX reader gets it (k8s/ mounts datasets on cache
- * nodes the same way, with rclone). s3fs runs in the foreground so this class owns its process.
+ * A bucket of the gateway mounted with s3fs-fuse, as a POSIX reader without Granary's own FUSE client gets it.
+ * s3fs runs in the foreground so this class owns its process.
  */
 final class S3fsMount implements AutoCloseable {
 
