@@ -100,9 +100,9 @@ class MountIT {
             assertThat(metric(metrics, "granary_fuse_read_bytes_total{source=\"owner\"}")).isPositive();
             assertThat(Files.exists(mounted.dir().resolve("images/nope.jpg"))).isFalse();
             // Sequential reads have several 128 KiB requests in flight: the kernel's window is widened to 1 MiB.
-            long dev = (Long) Files.getAttribute(mounted.dir(), "unix:dev");
-            Path bdi = Path.of("/sys/class/bdi", (((dev >>> 8) & 0xfff) | ((dev >>> 32) & ~0xfffL)) + ":"
-                    + ((dev & 0xff) | ((dev >>> 12) & ~0xffL)), "read_ahead_kb");
+            Process device = new ProcessBuilder("mountpoint", "-d", mounted.dir().toString()).start();
+            Path bdi = Path.of("/sys/class/bdi", new String(device.getInputStream().readAllBytes()).strip(),
+                    "read_ahead_kb");
             Instant deadline = Instant.now().plus(Duration.ofSeconds(30));  // set once libfuse has answered INIT
             while (!Files.readString(bdi).strip().equals("1024") && Instant.now().isBefore(deadline)) {
                 Thread.sleep(100);

@@ -24,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -124,7 +125,7 @@ public class FuseClientMain implements QuarkusApplication {
      * see the new mount. Only a dead mount of ours is touched: a live one stays, and is refused as busy.
      */
     private static void detachDeadMount(Path mountPoint) throws IOException, InterruptedException {
-        if (!ourMountAt(mountPoint)) {
+        if (!MountTable.granaryAt(mountPoint)) {
             return;
         }
         try {
@@ -150,17 +151,8 @@ public class FuseClientMain implements QuarkusApplication {
         Files.getFileStore(mountPoint).getTotalSpace();
     }
 
-    /** Whether a Granary mount (live or dead) is at the mount point. */
-    static boolean ourMountAt(Path mountPoint) throws IOException {
-        String target = mountPoint.toAbsolutePath().normalize().toString();
-        return Files.readAllLines(Path.of("/proc/self/mounts")).stream().map(line -> line.split(" "))
-                .anyMatch(fields -> fields.length > 2 && fields[1].equals(target) && fields[2].equals("fuse.granary"));
-    }
-
     private static boolean mounted(Path mountPoint) throws IOException {
-        String target = mountPoint.toRealPath().toString();
-        return Files.readAllLines(Path.of("/proc/self/mounts")).stream().map(line -> line.split(" "))
-                .anyMatch(fields -> fields.length > 1 && fields[1].equals(target));
+        return MountTable.at(mountPoint.toRealPath()).isPresent();
     }
 
     private Checkpoints checkpoints() throws IOException {
@@ -183,19 +175,19 @@ public class FuseClientMain implements QuarkusApplication {
             return;
         }
         // libfuse mounts on a thread of its own, and its answer to the kernel's INIT resets the window: wait until
-        // the mount is there, then stat its root, which the kernel holds until INIT is answered.
-        for (int waited = 0; !ourMountAt(mountPoint); waited++) {
+        // the mount is there, then ask it, which the kernel holds until INIT is answered.
+        Optional<MountTable.Entry> mount = MountTable.at(mountPoint).filter(MountTable.Entry::granary);
+        for (int waited = 0; mount.isEmpty(); waited++) {
             if (waited == 200) {
                 LOG.warnf("%s is not mounted after 10 s: its kernel read-ahead stays as it was", mountPoint);
                 return;
             }
             Thread.sleep(50);
+            mount = MountTable.at(mountPoint).filter(MountTable.Entry::granary);
         }
         try {
-            long dev = (Long) Files.getAttribute(mountPoint, "unix:dev");
-            long major = ((dev >>> 8) & 0xfff) | ((dev >>> 32) & ~0xfffL);
-            long minor = (dev & 0xff) | ((dev >>> 12) & ~0xffL);
-            Files.writeString(Path.of("/sys/class/bdi", major + ":" + minor, "read_ahead_kb"),
+            answers(mountPoint);
+            Files.writeString(Path.of("/sys/class/bdi", mount.get().device(), "read_ahead_kb"),
                     Long.toString(bytes / 1024));
         } catch (IOException | RuntimeException e) {
             LOG.warnf("the kernel's read-ahead of %s stays as it was (%s): sequential reads are slower",
@@ -208,7 +200,7 @@ public class FuseClientMain implements QuarkusApplication {
         long timeout = config.attrTimeout().toSeconds();
         List<String> options = new ArrayList<>(List.of(
                 "-o", "fsname=granary" + config.dataset().map(d -> ":" + d).orElse(""),
-                "-o", "subtype=granary",
+                "-o", "subtype=granary",  // MountTable.GRANARY: how a dead mount is known for ours
                 "-o", "allow_other",
                 "-o", "attr_timeout=" + timeout,
                 "-o", "entry_timeout=" + timeout,

@@ -36,7 +36,7 @@ public class MountHealth implements HealthCheck {
     public HealthCheckResponse call() {
         var response = HealthCheckResponse.named("mount").withData("mountPoint", mountPoint.toString());
         try {
-            if (!FuseClientMain.ourMountAt(mountPoint)) {
+            if (!MountTable.granaryAt(mountPoint)) {
                 return response.down().withData("reason", "not mounted").build();
             }
             // On a thread of its own: a hung mount blocks the call, and the probe must still answer.
