@@ -4,32 +4,48 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.dataset.FileListing;
+import io.granary.gateway.metrics.GatewayMetrics;
 import io.granary.kit.client.MetadataClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The gateway's near cache of metadata: datasets and file stats, so a warm read asks the metadata-service nothing.
  * Dataset events invalidate it; the expiry only bounds how long a lost event can leave it wrong. Absence is cached
  * too (a training job probing for files that are not there must not hammer the metadata-service).
- * Every method blocks on a miss: call it off the event loop.
+ * <p>
+ * Stats come in pages: a miss asks for the page of the dataset's listing that starts at the file, so the files a
+ * job reads next (in key order, or shuffled within a shard) cost no round trip of their own, and every listing a
+ * client asks for through the gateway is kept the same way. A page that was on its way while an event made the
+ * cache forget something is not kept: it may hold what was forgotten.
+ * Every method that may ask blocks: call it off the event loop.
  */
 @ApplicationScoped
 public class NearCache {
 
     private static final Duration EXPIRY = Duration.ofMinutes(1);
+    /** Files one miss brings: a listing of 256 costs the metadata-service about as much as a few stats. */
+    static final int PAGE = 256;
 
     private final MetadataClient metadata;
+    private final GatewayMetrics metrics;
     private final Cache<String, Optional<Dataset>> datasets = Caffeine.newBuilder()
             .maximumSize(10_000).expireAfterWrite(EXPIRY).build();
+    // About 300 bytes an entry: a page brings many, and the expiry, not the size, keeps what a read pass needs.
     private final Cache<FileKey, Optional<FileInfo>> files = Caffeine.newBuilder()
-            .maximumSize(1_000_000).expireAfterWrite(EXPIRY).build();
+            .maximumSize(100_000).expireAfterWrite(EXPIRY).build();
+    /** Counts forgets: a page asked for before one may hold what it forgot. */
+    private final AtomicLong forgets = new AtomicLong();
 
-    NearCache(@RestClient MetadataClient metadata) {
+    NearCache(@RestClient MetadataClient metadata, GatewayMetrics metrics) {
         this.metadata = metadata;
+        this.metrics = metrics;
     }
 
     private record FileKey(String dataset, String path) {
@@ -41,7 +57,72 @@ public class NearCache {
 
     /** @param path a normalised dataset path */
     public Optional<FileInfo> file(String dataset, String path) {
-        return files.get(new FileKey(dataset, path), key -> metadata.findFile(key.dataset(), key.path()));
+        Optional<FileInfo> cached = files.getIfPresent(new FileKey(dataset, path));
+        if (cached != null) {
+            return cached;
+        }
+        long started = System.nanoTime();
+        Optional<FileInfo> found = lookUp(dataset, path);
+        metrics.coldStage(GatewayMetrics.METADATA, System.nanoTime() - started);
+        return found;
+    }
+
+    /**
+     * The page of the listing from just before {@code path}: it holds the file if there is one, and proves it absent
+     * unless the page ends before it (many deeper keys between), when a stat answers.
+     */
+    private Optional<FileInfo> lookUp(String dataset, String path) {
+        long generation = forgets.get();
+        Optional<FileListing> page = MetadataClient.absentIfNotFound(
+                () -> metadata.files(dataset, null, null, cursorBefore(path), PAGE));
+        if (page.isEmpty()) {
+            return Optional.empty();  // the dataset is gone, and its files with it
+        }
+        keep(generation, dataset, page.get().files());
+        Optional<FileInfo> found = page.get().files().stream().filter(file -> file.path().equals(path)).findFirst();
+        if (found.isPresent()) {
+            return found;
+        }
+        String end = page.get().nextCursor();
+        if (end != null && end.compareTo(path) < 0) {
+            found = metadata.findFile(dataset, path);
+        }
+        keep(generation, new FileKey(dataset, path), found);
+        return found;
+    }
+
+    /**
+     * A page of the dataset's listing, as the metadata-service answers it, its files kept for the reads that follow.
+     *
+     * @throws jakarta.ws.rs.WebApplicationException as the metadata-service answers (404: no such dataset)
+     */
+    public FileListing list(String dataset, String prefix, String delimiter, String cursor, int limit) {
+        long generation = forgets.get();
+        FileListing page = metadata.files(dataset, prefix, delimiter, cursor, limit);
+        keep(generation, dataset, page.files());
+        return page;
+    }
+
+    /** Keeps a page's files, unless the cache forgot anything since the page was asked for. */
+    private void keep(long generation, String dataset, List<FileInfo> page) {
+        for (FileInfo file : page) {
+            keep(generation, new FileKey(dataset, file.path()), Optional.of(file));
+        }
+    }
+
+    private void keep(long generation, FileKey key, Optional<FileInfo> file) {
+        if (forgets.get() == generation) {
+            files.put(key, file);
+            if (forgets.get() != generation) {  // forgotten while it went in: it may be what was forgotten
+                files.invalidate(key);
+            }
+        }
+    }
+
+    /** A cursor that sorts just before {@code path}, so the page starts with it (null: from the start). */
+    static String cursorBefore(String path) {
+        int last = path.offsetByCodePoints(path.length(), -1);
+        return last == 0 ? null : path.substring(0, last);
     }
 
     /** The dataset as cached now, without asking (the definition an event is about to replace). */
@@ -62,11 +143,13 @@ public class NearCache {
     }
 
     public void forgetFile(String dataset, String path) {
+        forgets.incrementAndGet();
         files.invalidate(new FileKey(dataset, path));
     }
 
     /** The dataset changed (updated, synced, deleted): its definition and every cached stat of it go. */
     public void forgetDataset(String name) {
+        forgets.incrementAndGet();
         datasets.invalidate(name);
         files.asMap().keySet().removeIf(key -> key.dataset().equals(name));
     }

@@ -5,11 +5,14 @@ import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What the gateway measures: S3 requests by operation and status, bytes served by where they came from
  * ({@code shortcircuit}: a block file on this node, {@code worker}: a cache worker over HTTP, {@code understore}:
- * read around the cache), time to first byte, and fallbacks to the under-store by reason.
+ * read around the cache), time to first byte, fallbacks to the under-store by reason, and the gateway's share of a
+ * cold read ({@code granary_gateway_cold_stage_seconds}: {@code metadata}, a file's stat the near cache did not
+ * have; {@code fill}, a worker on this node asked to fill a block, until it answered).
  */
 @ApplicationScoped
 public class GatewayMetrics {
@@ -36,6 +39,16 @@ public class GatewayMetrics {
     public void firstByte(String operation, Duration elapsed) {
         Timer.builder("granary.gateway.time.to.first.byte").tag("operation", operation)
                 .publishPercentileHistogram(false).register(registry).record(elapsed);
+    }
+
+    /** Stages of a cold read as the gateway sees them. */
+    public static final String METADATA = "metadata";
+    public static final String FILL = "fill";
+
+    public void coldStage(String stage, long nanos) {
+        Timer.builder("granary.gateway.cold.stage").tag("stage", stage)
+                .description("the gateway's time in each stage of a cold read").register(registry)
+                .record(nanos, TimeUnit.NANOSECONDS);
     }
 
     public void fallback(String reason) {

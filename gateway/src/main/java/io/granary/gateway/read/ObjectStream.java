@@ -121,7 +121,9 @@ final class ObjectStream {
     }
 
     private Future<Void> fill(Worker near, BlockSlice slice) {
-        return reads.loads.load(near, dataset.name(), List.of(new BlockRef(file.path(), file.etag(), slice.index())));
+        long started = System.nanoTime();
+        return reads.loads.load(near, dataset.name(), List.of(new BlockRef(file.path(), file.etag(), slice.index())))
+                .onComplete(filled -> reads.metrics.coldStage(GatewayMetrics.FILL, System.nanoTime() - started));
     }
 
     private void fromOwners(BlockSlice slice, List<Worker> owners, int attempt) {

@@ -3,6 +3,7 @@ package io.granary.gateway.s3;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.dataset.FileListing;
+import io.granary.gateway.client.NearCache;
 import io.granary.kit.client.MetadataClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
@@ -15,7 +16,8 @@ import java.util.List;
 
 /**
  * The service and bucket operations: ListBuckets, GetBucketLocation, and ListObjects (V1 and V2), served from the
- * metadata-service's cache of the under-store listing. Blocking: call off the event loop.
+ * metadata-service's cache of the under-store listing; the files listed are kept in the near cache for the reads
+ * that follow. Blocking: call off the event loop.
  */
 @ApplicationScoped
 public class BucketOps {
@@ -23,9 +25,11 @@ public class BucketOps {
     private static final int MAX_KEYS = 1000;
 
     private final MetadataClient metadata;
+    private final NearCache near;
 
-    BucketOps(@RestClient MetadataClient metadata) {
+    BucketOps(@RestClient MetadataClient metadata, NearCache near) {
         this.metadata = metadata;
+        this.near = near;
     }
 
     String listBuckets() {
@@ -93,7 +97,7 @@ public class BucketOps {
         if (ask.maxKeys == 0) {
             return new Page(new FileListing(List.of(), List.of(), null));
         }
-        return new Page(metadata.files(bucket, ask.prefix, ask.delimiter, cursor, ask.maxKeys));
+        return new Page(near.list(bucket, ask.prefix, ask.delimiter, cursor, ask.maxKeys));
     }
 
     private static void contents(Xml xml, Listing ask, FileListing listing) {
