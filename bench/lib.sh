@@ -305,5 +305,43 @@ mount_s3fs() {  # mount_s3fs ENDPOINT BUCKET DIR: s3fs with its defaults, path-s
   wait_until 30 "$WORK/s3fs-${3##*/}.log" mounted "$3"
 }
 
+# Where the CPU goes during a pass: clock ticks of each process this run started (and their children), named by
+# what it runs, and the machine's busy and idle ticks, so a pass's cost per file is read per process.
+cpu_snapshot() {  # cpu_snapshot FILE
+  local pid
+  {
+    for pid in "${PIDS[@]}" $(for p in "${PIDS[@]}"; do pgrep -P "$p" || true; done); do
+      [[ -r /proc/$pid/stat ]] || continue
+      printf '%s %s\n' "$(process_name "$pid")" "$(awk '{ print $14 + $15 }' "/proc/$pid/stat")"
+    done
+    awk '/^cpu / { print "busy", $2 + $3 + $4 + $7 + $8; print "idle", $5 + $6 }' /proc/stat
+  } > "$1"
+}
+process_name() {  # the module a service runs, or kafka / s3proxy for the devstack pieces
+  tr '\0' ' ' < "/proc/$1/cmdline" | sed -E 's#.*/([a-z-]+)/target/quarkus-app/quarkus-run.jar.*#\1#;
+    s#.*(Devstack kafka|kafka\.logs).*#kafka#; s#.*(Devstack s3 |/s3proxy/).*#s3proxy#; s#^([^ ]*/)?([^ /]+) .*#\2#'
+}
+cpu_per_item() {  # cpu_per_item BEFORE AFTER COUNT UNIT: CPU per item of each process, the rest, and how busy
+  python3 - "$@" <<'PY'
+import collections, os, sys
+def load(path):
+    ticks = collections.Counter()
+    for line in open(path):
+        name, value = line.split()
+        ticks[name] += int(value)
+    return ticks
+before, after, count, unit = load(sys.argv[1]), load(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+tick_us = 1e6 / os.sysconf("SC_CLK_TCK")
+delta = {name: after[name] - before[name] for name in after}
+busy, idle = delta.pop("busy"), delta.pop("idle")
+services = sorted(((value, name) for name, value in delta.items() if value > 0), reverse=True)
+rest = busy - sum(value for value, _ in services)
+parts = [f"{name} {value * tick_us / count:.0f}" for value, name in services]
+parts.append(f"the rest (clients, kernel) {max(rest, 0) * tick_us / count:.0f}")
+print(f"{busy * tick_us / count:.0f} µs of CPU per {unit} ({', '.join(parts)}); "
+      f"the cores were {100 * busy / max(busy + idle, 1):.0f}% busy")
+PY
+}
+
 mbps() { python3 -c "import sys; print(f'{$1 / $2 / 1e6:.0f}')"; }
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }

@@ -62,22 +62,24 @@ evict() {  # evict DATASET: free its cache through the management API, and wait 
   die "the worker still holds $(cached_bytes "$1") bytes of $1 a minute after its cache was freed"
 }
 
-fill_breakdown() {  # fill_breakdown BEFORE AFTER: the worker's mean time per fill in each stage between two scrapes
-  python3 - "$1" "$2" <<'PY'
+fill_breakdown() {  # fill_breakdown N: each stage of a cold read between two scrapes of the gateway and the worker
+  python3 - "$WORK/gateway-$1.prom" "$WORK/gateway-$(( $1 + 1 )).prom" "$WORK/fills-$1.prom" "$WORK/fills-$(( $1 + 1 )).prom" <<'PY'
 import re, sys
-def scrape(path):
+def scrape(path, metric):
     found = {}
     for line in open(path):
-        m = re.match(r'granary_block_fill_stage_seconds_(sum|count)\{stage="([a-z_]+)".*\} (\S+)', line)
+        m = re.match(metric + r'_(sum|count)\{stage="([a-z_]+)".*\} (\S+)', line)
         if m:
             found[(m.group(2), m.group(1))] = float(m.group(3))
     return found
-before, after = scrape(sys.argv[1]), scrape(sys.argv[2])
-delta = lambda stage, kind: after.get((stage, kind), 0) - before.get((stage, kind), 0)
-fills = delta("reserve", "count")
-stages = ["reserve", "first_byte", "body", "write", "commit", "event"]
-print(f"{fills:.0f} fills: " + ", ".join(
-    f"{s.replace('_', ' ')} {delta(s, 'sum') / max(delta(s, 'count'), 1) * 1000:.2f} ms" for s in stages))
+def stages(metric, before, after, names):
+    before, after = scrape(before, metric), scrape(after, metric)
+    delta = lambda stage, kind: after.get((stage, kind), 0) - before.get((stage, kind), 0)
+    return ", ".join(f"{s.replace('_', ' ')} {delta(s, 'sum') / max(delta(s, 'count'), 1) * 1000:.2f} ms"
+                     f" ({delta(s, 'count'):.0f})" for s in names)
+print("gateway: " + stages("granary_gateway_cold_stage_seconds", sys.argv[1], sys.argv[2], ["metadata", "fill"])
+      + "; worker, of the fill: " + stages("granary_block_fill_stage_seconds", sys.argv[3], sys.argv[4],
+      ["reserve", "first_byte", "body", "write", "commit", "event"]))
 PY
 }
 
@@ -110,16 +112,10 @@ settle() {  # settle DATASET BYTES: until the metadata-service counts the datase
 
 idle() {  # true when this run's processes used under a tenth of a core over the last second
   local before after
-  before=$(cpu_ticks); sleep 1; after=$(cpu_ticks)
+  cpu_snapshot "$WORK/idle-0.cpu"; sleep 1; cpu_snapshot "$WORK/idle-1.cpu"
+  before=$(awk '$1 != "busy" && $1 != "idle" { n += $2 } END { print n + 0 }' "$WORK/idle-0.cpu")
+  after=$(awk '$1 != "busy" && $1 != "idle" { n += $2 } END { print n + 0 }' "$WORK/idle-1.cpu")
   (( after - before < $(getconf CLK_TCK) / 10 ))
-}
-
-cpu_ticks() {  # user + system clock ticks of every process this run started, and their children (the broker)
-  local pid total=0
-  for pid in "${PIDS[@]}" $(for p in "${PIDS[@]}"; do pgrep -P "$p"; done); do
-    [[ -r /proc/$pid/stat ]] && total=$(( total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat") ))
-  done
-  echo "$total"
 }
 
 # The JVMs compile their hot paths on first use. "Cold" below means the cache is cold, not the JIT: run every
@@ -128,9 +124,11 @@ warm_up() {
   put_large_object warmup big.bin "$WARMUP_MIB"
   put_small_objects warmup "$WARMUP_FILES" "$WORK/warmup.keys"
   create_dataset warmup warmup 64MiB
-  small_rate "$GATEWAY" warmup "$WORK/warmup.keys" > /dev/null
-  large_get "$GATEWAY/warmup/big.bin" $(( WARMUP_MIB << 20 )) > /dev/null
-  evict warmup
+  for _ in 1 2 3; do  # the store's JVM too: its path for a worker's ranged, If-Match GETs is not the direct one
+    small_rate "$GATEWAY" warmup "$WORK/warmup.keys" > /dev/null
+    large_get "$GATEWAY/warmup/big.bin" $(( WARMUP_MIB << 20 )) > /dev/null
+    evict warmup
+  done
   dataload warmup > /dev/null
   for _ in 1 2 3 4; do  # the warm path is the cheapest to warm up, and the one most sensitive to the JIT
     small_rate "$GATEWAY" warmup "$WORK/warmup.keys" > /dev/null
@@ -205,19 +203,28 @@ fi
 
 echo "direct reads from the store ..." >&2
 DIRECT_LARGE=$(large_rate "$S3_URL" "$ROUNDS")
+cpu_snapshot "$WORK/direct-0.cpu"
 DIRECT_SMALL=$(small_rates "$S3_URL" "$ROUNDS")
+cpu_snapshot "$WORK/direct-1.cpu"
 echo "cold reads through Granary (the cache fills) ..." >&2
 curl -sf "$WORKER_URL/q/metrics" > "$WORK/fills-0.prom"
+curl -sf "$GATEWAY/q/metrics" > "$WORK/gateway-0.prom"
 COLD_LARGE=$(large_rate "$GATEWAY" 1)
 curl -sf "$WORKER_URL/q/metrics" > "$WORK/fills-1.prom"
+curl -sf "$GATEWAY/q/metrics" > "$WORK/gateway-1.prom"
+cpu_snapshot "$WORK/cold-0.cpu"
 COLD_SMALL=$(small_rates "$GATEWAY" 1)
+cpu_snapshot "$WORK/cold-1.cpu"
 curl -sf "$WORKER_URL/q/metrics" > "$WORK/fills-2.prom"
+curl -sf "$GATEWAY/q/metrics" > "$WORK/gateway-2.prom"
 echo "evicting both datasets from the cache ..." >&2
 evict large
 evict small
 echo "preloading both datasets (DataLoad) ..." >&2
 PRELOAD_LARGE_SECS=$(preload large "$LARGE_BYTES")
+cpu_snapshot "$WORK/preload-0.cpu"
 PRELOAD_SMALL_SECS=$(preload small "$SMALL_BYTES")
+cpu_snapshot "$WORK/preload-1.cpu"
 # A DataLoad ends when the worker holds every block, but the block events it sent are still being counted by the
 # metadata-service for a while, on the same two cores: measure the warm path once the system has settled.
 settle large "$LARGE_BYTES"
@@ -226,7 +233,9 @@ echo "warm reads through Granary ..." >&2
 UFS_WORKER_BEFORE=$(worker_understore_bytes)
 UFS_GATEWAY_BEFORE=$(gateway_counter granary_gateway_bytes_served_total 'source="understore"')
 WARM_LARGE=$(large_rate "$GATEWAY" "$ROUNDS")
+cpu_snapshot "$WORK/warm-0.cpu"
 WARM_SMALL=$(small_rates "$GATEWAY" "$ROUNDS")
+cpu_snapshot "$WORK/warm-1.cpu"
 WARM_UFS_WORKER=$(( $(worker_understore_bytes) - UFS_WORKER_BEFORE ))
 WARM_UFS_GATEWAY=$(( $(gateway_counter granary_gateway_bytes_served_total 'source="understore"') - UFS_GATEWAY_BEFORE ))
 FALLBACKS=$(gateway_counter granary_gateway_fallbacks_total)
@@ -293,10 +302,15 @@ if [[ -n $LINK_MBIT ]]; then
   LINK_MBPS=$(python3 -c "print(f'{$LINK_MBIT / 8:g}')")
   echo "The link measured: direct large reads ran at $DIRECT_LARGE MB/s, $(ratio "$DIRECT_LARGE" "$LINK_MBPS") of the configured $LINK_MBIT Mbit/s ($LINK_MBPS MB/s)."
 fi
-echo "A cold fill on the worker, mean per fill of each stage (event is part of commit; the rest of a cold read's"
-echo "time is the gateway's: metadata, the request to the worker, sending the block):"
-echo "- large object: $(fill_breakdown "$WORK/fills-0.prom" "$WORK/fills-1.prom")"
-echo "- small objects: $(fill_breakdown "$WORK/fills-1.prom" "$WORK/fills-2.prom")"
+echo "A cold read, mean time of each stage and how many there were: the gateway's (a stat the near cache did not"
+echo "have; a fill asked of the worker, until it answered) and, within the fill, the worker's (event is part of commit):"
+echo "- large object: $(fill_breakdown 0)"
+echo "- small objects: $(fill_breakdown 1)"
+echo "CPU per small file, by process (user + system):"
+echo "- direct: $(cpu_per_item "$WORK/direct-0.cpu" "$WORK/direct-1.cpu" $(( FILES * ROUNDS )) file)"
+echo "- cold: $(cpu_per_item "$WORK/cold-0.cpu" "$WORK/cold-1.cpu" "$FILES" file)"
+echo "- DataLoad: $(cpu_per_item "$WORK/preload-0.cpu" "$WORK/preload-1.cpu" "$FILES" file)"
+echo "- warm: $(cpu_per_item "$WORK/warm-0.cpu" "$WORK/warm-1.cpu" $(( FILES * ROUNDS )) file)"
 echo "Under-store bytes read during the warm pass: $WARM_UFS_WORKER by the worker, $WARM_UFS_GATEWAY by the gateway (0: every warm byte came from the cache)."
 echo "Gateway fallbacks to the under-store in the whole run: $FALLBACKS."
 
