@@ -12,7 +12,10 @@ import org.eclipse.microprofile.rest.client.inject.RestClient;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -42,6 +45,8 @@ public class NearCache {
             .maximumSize(100_000).expireAfterWrite(EXPIRY).build();
     /** Counts forgets: a page asked for before one may hold what it forgot. */
     private final AtomicLong forgets = new AtomicLong();
+    /** The page each dataset is being asked for now: readers going through its files together wait for one page. */
+    private final Map<String, Paging> paging = new ConcurrentHashMap<>();
 
     NearCache(@RestClient MetadataClient metadata, GatewayMetrics metrics) {
         this.metadata = metadata;
@@ -49,6 +54,14 @@ public class NearCache {
     }
 
     private record FileKey(String dataset, String path) {
+    }
+
+    /** A page on its way, from {@code cursor} (null: the start). */
+    private record Paging(String cursor, CompletableFuture<Void> done) {
+
+        boolean mayHold(String path) {
+            return cursor == null || cursor.compareTo(path) < 0;
+        }
     }
 
     public Optional<Dataset> dataset(String name) {
@@ -61,20 +74,34 @@ public class NearCache {
         if (cached != null) {
             return cached;
         }
+        Paging running = paging.get(dataset);
+        if (running != null && running.mayHold(path)) {
+            running.done().join();  // eight readers at a page's end would otherwise ask for it eight times
+            cached = files.getIfPresent(new FileKey(dataset, path));
+            if (cached != null) {
+                return cached;
+            }
+        }
         long started = System.nanoTime();
-        Optional<FileInfo> found = lookUp(dataset, path);
-        metrics.coldStage(GatewayMetrics.METADATA, System.nanoTime() - started);
-        return found;
+        Paging mine = new Paging(cursorBefore(path), new CompletableFuture<>());
+        paging.put(dataset, mine);
+        try {
+            return lookUp(dataset, path, mine.cursor());
+        } finally {
+            paging.remove(dataset, mine);
+            mine.done().complete(null);
+            metrics.coldStage(GatewayMetrics.METADATA, System.nanoTime() - started);
+        }
     }
 
     /**
      * The page of the listing from just before {@code path}: it holds the file if there is one, and proves it absent
      * unless the page ends before it (many deeper keys between), when a stat answers.
      */
-    private Optional<FileInfo> lookUp(String dataset, String path) {
+    private Optional<FileInfo> lookUp(String dataset, String path, String cursor) {
         long generation = forgets.get();
         Optional<FileListing> page = MetadataClient.absentIfNotFound(
-                () -> metadata.files(dataset, null, null, cursorBefore(path), PAGE));
+                () -> metadata.files(dataset, null, null, cursor, PAGE));
         if (page.isEmpty()) {
             return Optional.empty();  // the dataset is gone, and its files with it
         }

@@ -21,7 +21,13 @@ import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -30,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The near cache against the real metadata-service (the stack S3ApiTest declares for every test of this module):
  * one miss brings the files after it in key order, a page proves a file absent only where it reaches, and a page
- * that was on its way while the cache forgot something is not kept.
+ * that was on its way while the cache forgot something is not kept, and readers missing files of one page together
+ * ask for it once.
  */
 @QuarkusTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -67,6 +74,7 @@ class NearCacheTest {
         for (int i = 0; i < 300; i++) {
             write(bucket.resolve("flat/%03d.jpg".formatted(i)), 1 + i % 7);
             write(bucket.resolve("deep/k/%03d.jpg".formatted(i)), 1);
+            write(bucket.resolve("many/%03d.jpg".formatted(i)), 1);
         }
         write(bucket.resolve("deep/kb"), 1);
         Datasets.createBound(gateway, Datasets.spec(DATASET, "1MiB", Datasets.s3Mount(DATASET, s3Endpoint)));
@@ -84,6 +92,31 @@ class NearCacheTest {
         }
         assertThat(lookups()).as("the files after the first came with it").isEqualTo(asked + 1);
         assertThat(near.cachedFile(DATASET, "flat/099.jpg")).as("a page starts at the file missed").isEmpty();
+    }
+
+    @Test
+    void readersMissingFilesOfOnePageTogetherWaitForOnePage() throws Exception {
+        double asked = lookups();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Optional<FileInfo>>> readers = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        try {
+            for (int i = 0; i < 16; i++) {
+                // Past where the other tests' pages reach (they start in flat/, which sorts before many/).
+                String path = "many/%03d.jpg".formatted(200 + i);
+                readers.add(pool.submit(() -> {
+                    start.await();
+                    return near.file(DATASET, path);
+                }));
+            }
+            start.countDown();
+            for (Future<Optional<FileInfo>> reader : readers) {
+                assertThat(reader.get()).isPresent();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(lookups() - asked).as("pages asked for by 16 readers of one page").isLessThan(16);
     }
 
     @Test
