@@ -309,6 +309,26 @@ class BlockWorkerTest {
     }
 
     @Test
+    void aHeadFillsAMissingBlockAndAnswersWithoutABody() {
+        Fixtures.seed(buckets, s3, "heads", "f", MIB + MIB / 2, 7);
+        String etag = Fixtures.dataset(metadata, s3, "heads", "heads", "1MiB").get("f");
+        long before = stats.underStoreReadCount();
+
+        given().head("/blocks/heads/1?path=f&etag=" + etag).then().statusCode(200)
+                .header(BlockApi.CACHE_HEADER, BlockApi.MISS)
+                .header(BlockApi.BLOCK_LENGTH_HEADER, Integer.toString(MIB / 2));
+        given().head("/blocks/heads/1?path=f&etag=" + etag).then().statusCode(200)
+                .header(BlockApi.CACHE_HEADER, BlockApi.HIT);
+
+        assertThat(stats.underStoreReadCount() - before).as("one fill").isEqualTo(1);
+        HttpResponse<byte[]> read = getBlock(worker(), "heads", "f", etag, 1, null);
+        assertThat(read.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.HIT);
+        assertThat(read.body()).hasSize(MIB / 2);
+        given().head("/blocks/heads/0?path=f&etag=not-this-version").then().statusCode(412);
+        given().head("/blocks/heads/2?path=f&etag=" + etag).then().statusCode(404);
+    }
+
+    @Test
     void aDeletedDatasetLosesItsBlocks() {
         Fixtures.seed(buckets, s3, "gone", "a", 5000, 1);
         String etag = Fixtures.dataset(metadata, s3, "gone", "gone", "1MiB").get("a");

@@ -31,9 +31,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.zip.CRC32C;
 
 /**
- * The hot path: {@code GET} and {@code PUT /blocks/{dataset}/{index}?path=&etag=} as plain Vert.x routes rather
- * than REST resources, so a hit is answered on the event loop with {@code sendfile} (zero-copy, no buffer in the
- * JVM) and a PUT streams to its block file without being buffered whole. Misses fill on a worker thread.
+ * The hot path: {@code GET}, {@code HEAD} and {@code PUT /blocks/{dataset}/{index}?path=&etag=} as plain Vert.x
+ * routes rather than REST resources, so a hit is answered on the event loop with {@code sendfile} (zero-copy, no
+ * buffer in the JVM) and a PUT streams to its block file without being buffered whole. Misses fill on a worker
+ * thread.
  */
 @ApplicationScoped
 public class BlockRoutes {
@@ -60,6 +61,7 @@ public class BlockRoutes {
 
     void routes(@Observes Router router) {
         router.get(BlockApi.ROOT + "/:dataset/:index").handler(this::get);
+        router.head(BlockApi.ROOT + "/:dataset/:index").handler(this::head);
         router.put(BlockApi.ROOT + "/:dataset/:index").handler(this::put);
     }
 
@@ -81,6 +83,45 @@ public class BlockRoutes {
             return;
         }
         fillThenSend(ctx, request, range, held.orElse(null));
+    }
+
+    /**
+     * The head a GET would answer, the block filled first on a miss as a GET fills it: how the gateway on this node
+     * has a block filled before it sends it from its file itself. A body-less route, where a one-block
+     * {@code POST /blocks/load} cost a JSON request and answer and a REST resource per cold file. Short-circuit
+     * reads are counted by the gateway's reports, as for loads.
+     */
+    private void head(RoutingContext ctx) {
+        BlockRequest request;
+        try {
+            request = request(ctx);
+        } catch (ValidationException e) {
+            problem(ctx, e);
+            return;
+        }
+        Optional<StoredBlock> held = store.find(request.key());
+        if (held.isPresent()) {
+            answerHead(ctx.response(), held.get(), BlockApi.HIT);
+            return;
+        }
+        ctx.vertx().executeBlocking(() -> filler.fill(request.key(), request.ref()), false).onComplete(filled -> {
+            if (filled.failed()) {
+                problem(ctx, filled.cause());
+            } else if (filled.result().isEmpty()) {
+                ctx.response().putHeader(BlockApi.CACHE_HEADER, BlockApi.BYPASS).end();
+            } else {
+                answerHead(ctx.response(), filled.result().get(), BlockApi.MISS);
+            }
+        });
+    }
+
+    private static void answerHead(HttpServerResponse response, StoredBlock block, String how) {
+        response.putHeader(BlockApi.CACHE_HEADER, how)
+                .putHeader(BlockApi.LEVEL_HEADER, block.medium().name())
+                .putHeader(BlockApi.BLOCK_LENGTH_HEADER, Long.toString(block.length()))
+                .putHeader("Content-Length", Long.toString(block.length()))
+                .putHeader("Accept-Ranges", "bytes")
+                .end();
     }
 
     private void fillThenSend(RoutingContext ctx, BlockRequest request, ByteRange range, StoredBlock toVerify) {

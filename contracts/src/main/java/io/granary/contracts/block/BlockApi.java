@@ -1,5 +1,7 @@
 package io.granary.contracts.block;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /**
@@ -7,6 +9,7 @@ import java.nio.file.Path;
  *
  * <pre>
  * GET    /blocks/{dataset}/{index}?path=P&amp;etag=E   a block, or a byte range of it with a Range header (206)
+ * HEAD   /blocks/{dataset}/{index}?path=P&amp;etag=E   the head a GET would answer, the block filled first on a miss
  * PUT    /blocks/{dataset}/{index}?path=P&amp;etag=E   write-through: the body is the whole block
  * POST   /blocks/load                             a {@link BlockLoadRequest}, answered with a {@link BlockLoadResult}
  * POST   /blocks/{dataset}/reads                  a {@link LocalReads} report of short-circuit reads (204)
@@ -46,5 +49,14 @@ public final class BlockApi {
     /** The path of one block, without its query. */
     public static String blockPath(String dataset, int index) {
         return ROOT + '/' + dataset + '/' + index;
+    }
+
+    /** The path and query of block {@code index} of a file's version, as GET, HEAD and PUT take it. */
+    public static String blockUri(String dataset, int index, String path, String etag) {
+        return blockPath(dataset, index) + "?path=" + encode(path) + "&etag=" + encode(etag);
+    }
+
+    private static String encode(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }

@@ -11,11 +11,9 @@ import io.granary.contracts.worker.Worker;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
@@ -56,8 +54,7 @@ public final class OwnerBlocks {
     /** The block's bytes, exactly {@code length} of them. */
     public byte[] block(Worker owner, String dataset, FileInfo file, int index, int length)
             throws IOException, InterruptedException {
-        URI uri = URI.create(owner.address() + BlockApi.blockPath(dataset, index) + "?path=" + encode(file.path())
-                + "&etag=" + encode(file.etag()));
+        URI uri = URI.create(owner.address() + BlockApi.blockUri(dataset, index, file.path(), file.etag()));
         HttpResponse<InputStream> response = http.send(HttpRequest.newBuilder(uri).timeout(timeout).build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         try (InputStream body = response.body()) {
@@ -92,9 +89,5 @@ public final class OwnerBlocks {
                     + index + " of " + file.path(), response.statusCode());
         }
         return json.readValue(response.body(), BlockLoadResult.class).failed() == 0;
-    }
-
-    private static String encode(String value) {
-        return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }

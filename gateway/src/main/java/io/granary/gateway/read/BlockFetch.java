@@ -16,8 +16,6 @@ import io.vertx.core.http.RequestOptions;
 
 import java.net.URI;
 import java.util.concurrent.CancellationException;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -51,8 +49,7 @@ final class BlockFetch {
                             BlockSlice slice, long timeoutMillis) {
         BlockFetch fetch = new BlockFetch(vertx, owner, slice, timeoutMillis);
         URI base = URI.create(owner.address());
-        String uri = BlockApi.blockPath(dataset, slice.index()) + "?path=" + encode(file.path())
-                + "&etag=" + encode(file.etag());
+        String uri = BlockApi.blockUri(dataset, slice.index(), file.path(), file.etag());
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET)
                 .setHost(base.getHost()).setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(uri)
                 .putHeader("Range", "bytes=" + slice.offsetInBlock() + '-' + (slice.offsetInBlock() + slice.length() - 1));
@@ -185,10 +182,6 @@ final class BlockFetch {
             vertx.cancelTimer(watchdog);
             watchdog = -1;
         }
-    }
-
-    private static String encode(String value) {
-        return URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 
     /** The owner answered, but not with the range: a 4xx says the request is wrong, a 5xx that the owner is. */

@@ -1,7 +1,6 @@
 package io.granary.gateway.read;
 
 import io.granary.contracts.block.BlockId;
-import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.block.BlockSlice;
 import io.granary.contracts.block.ByteRange;
 import io.granary.contracts.dataset.Dataset;
@@ -122,7 +121,7 @@ final class ObjectStream {
 
     private Future<Void> fill(Worker near, BlockSlice slice) {
         long started = System.nanoTime();
-        return reads.loads.load(near, dataset.name(), List.of(new BlockRef(file.path(), file.etag(), slice.index())))
+        return reads.loads.fill(near, dataset.name(), file, slice.index())
                 .onComplete(filled -> reads.metrics.coldStage(GatewayMetrics.FILL, System.nanoTime() - started));
     }
 

@@ -5,12 +5,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockLoadRequest;
 import io.granary.contracts.block.BlockRef;
+import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.config.GatewayConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import jakarta.annotation.PreDestroy;
@@ -21,8 +23,8 @@ import java.net.URI;
 import java.util.List;
 
 /**
- * Asks a worker to hold blocks ({@code POST /blocks/load}); completes when it answered. Used to fill a block on
- * this node so it is then sent from its file (no second copy through the worker's HTTP), and to load ahead.
+ * Asks a worker to hold blocks; completes when it answered. {@link #fill} has one block filled on this node so it
+ * is then sent from its file (no second copy through the worker's HTTP); {@link #load} loads blocks ahead.
  */
 @ApplicationScoped
 public class WorkerLoads {
@@ -57,6 +59,24 @@ public class WorkerLoads {
                 .setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(BlockApi.ROOT + "/load")
                 .setIdleTimeout(timeoutMillis).putHeader("Content-Type", "application/json");
         return client.request(options).compose(request -> request.send(body))
+                .compose(response -> response.body().compose(answer -> response.statusCode() == 200
+                        ? Future.<Void>succeededFuture()
+                        : Future.failedFuture("worker " + owner.id() + " answered " + response.statusCode())));
+    }
+
+    /**
+     * {@code HEAD} of the block: the worker fills it first on a miss. No body either way, so a cold small file
+     * costs the worker no JSON and no REST resource.
+     *
+     * @return fails as {@link #load} does; succeeds also when the worker could not store the block (its file is
+     * then not there, and the caller reads around it)
+     */
+    public Future<Void> fill(Worker owner, String dataset, FileInfo file, int index) {
+        URI base = URI.create(owner.address());
+        RequestOptions options = new RequestOptions().setMethod(HttpMethod.HEAD).setHost(base.getHost())
+                .setPort(base.getPort() < 0 ? 80 : base.getPort())
+                .setURI(BlockApi.blockUri(dataset, index, file.path(), file.etag())).setIdleTimeout(timeoutMillis);
+        return client.request(options).compose(HttpClientRequest::send)
                 .compose(response -> response.body().compose(answer -> response.statusCode() == 200
                         ? Future.<Void>succeededFuture()
                         : Future.failedFuture("worker " + owner.id() + " answered " + response.statusCode())));

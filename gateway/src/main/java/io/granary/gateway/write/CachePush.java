@@ -21,8 +21,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,7 +82,7 @@ public class CachePush {
     private Future<Void> put(Worker owner, String dataset, FileInfo file, Path staged, int index, long offset,
                              long length) {
         URI base = URI.create(owner.address());
-        String uri = BlockApi.blockPath(dataset, index) + "?path=" + encode(file.path()) + "&etag=" + encode(file.etag());
+        String uri = BlockApi.blockUri(dataset, index, file.path(), file.etag());
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.PUT).setHost(base.getHost())
                 .setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(uri)
                 .putHeader("Content-Length", Long.toString(length));
@@ -96,10 +94,6 @@ public class CachePush {
                             ? Future.succeededFuture()
                             : Future.failedFuture("answered " + response.statusCode() + ": " + answer)));
         }).onSuccess(done -> metrics.writeThrough("stored", length));
-    }
-
-    private static String encode(String value) {
-        return URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 
     @PreDestroy

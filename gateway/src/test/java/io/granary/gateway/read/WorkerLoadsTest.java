@@ -3,6 +3,7 @@ package io.granary.gateway.read;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.block.BlockLoadRequest;
 import io.granary.contracts.block.BlockRef;
+import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
@@ -23,7 +25,7 @@ import static io.granary.gateway.read.Local.await;
 import static io.granary.gateway.read.Local.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code POST /blocks/load} to a real HTTP server standing in for a worker. */
+/** {@code POST /blocks/load} and a block's {@code HEAD} to a real HTTP server standing in for a worker. */
 class WorkerLoadsTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -76,6 +78,30 @@ class WorkerLoadsTest {
 
         assertThat(await(asked)).isEqualTo("POST /blocks/load application/json");
         assertThat(await(body)).isEqualTo(new BlockLoadRequest("imagenet", BLOCKS, true));
+    }
+
+    @Test
+    void aFillForAReaderIsTheBlocksHeadWithNoBody() {
+        CompletableFuture<String> asked = new CompletableFuture<>();
+        Worker worker = worker(request -> request.body().onSuccess(bytes -> {
+            asked.complete(request.method() + " " + request.uri() + " " + bytes.length());
+            request.response().putHeader("Content-Length", "1048576").end();
+        }));
+
+        await(loads.fill(worker, "imagenet", new FileInfo("train/a b.jpg", 5 << 20, Instant.EPOCH, "e1"), 3));
+
+        assertThat(await(asked)).isEqualTo("HEAD /blocks/imagenet/3?path=train%2Fa%20b.jpg&etag=e1 0");
+    }
+
+    @Test
+    void aFillFailsOnAnyAnswerButOkAndOnSilence() {
+        FileInfo file = new FileInfo("a.jpg", 10, Instant.EPOCH, "e1");
+        Worker refusing = worker(request -> request.response().setStatusCode(404).end());
+        assertThat(failure(loads.fill(refusing, "imagenet", file, 0))).hasMessage("worker w1 answered 404");
+        await(server.close());
+
+        Worker silent = worker(request -> { });
+        assertThat(failure(loads.fill(silent, "imagenet", file, 0))).isInstanceOf(TimeoutException.class);
     }
 
     @Test
