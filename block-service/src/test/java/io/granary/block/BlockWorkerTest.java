@@ -26,10 +26,12 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
+import java.net.Socket;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -211,6 +213,91 @@ class BlockWorkerTest {
             readers.shutdownNow();
         }
         assertThat(stats.underStoreReadCount() - before).as("single-flight: one fetch for 16 readers").isEqualTo(1);
+    }
+
+    @Test
+    void aReaderThatLeavesLeavesEachBlockWholeOrNotAtAll() throws Exception {
+        byte[] content = Fixtures.seed(buckets, s3, "leaving", "shard", 16 * MIB, 11);
+        String etag = Fixtures.dataset(metadata, s3, "leaving", "leaving", "8MiB").get("shard");
+        URI block0 = Fixtures.blockUri(worker(), "leaving", "shard", etag, 0);
+        URI block1 = Fixtures.blockUri(worker(), "leaving", "shard", etag, 1);
+
+        leave(block0, 0);            // gone before the fill could answer
+        leave(block1, 64 * 1024);    // gone after the first 64 KiB of the body
+
+        // Whatever the fills were doing when the readers left, they end: no temporary file is left behind.
+        await().atMost(Duration.ofSeconds(30)).until(() -> filesOf("leaving").stream()
+                .noneMatch(file -> file.getFileName().toString().startsWith(".")));
+        for (int index = 0; index < 2; index++) {
+            byte[] expected = Arrays.copyOfRange(content, index * 8 * MIB, (index + 1) * 8 * MIB);
+            for (Path file : filesOf("leaving")) {
+                if (file.getFileName().toString().equals(BlockId.of("leaving", "shard", etag, index).toString())) {
+                    assertThat(Files.readAllBytes(file)).as("block %d as stored", index).isEqualTo(expected);
+                }
+            }
+            assertThat(getBlock(worker(), "leaving", "shard", etag, index, null).body()).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void anObjectReplacedSinceItWasListedIsNeverCachedUnderTheOldVersion() throws Exception {
+        Fixtures.seed(buckets, s3, "replaced", "f", 100_000, 1);
+        String listed = Fixtures.dataset(metadata, s3, "replaced", "replaced", "1MiB").get("f");
+        Fixtures.seed(buckets, s3, "replaced", "f", 100_000, 2);  // a new version, not yet known to the metadata
+
+        assertThat(getBlock(worker(), "replaced", "f", listed, 0, null).statusCode()).isEqualTo(412);
+        given().head("/blocks/replaced/0?path=f&etag=" + listed).then().statusCode(412);
+        Map<String, Object> load = Map.of("dataset", "replaced", "blocks",
+                List.of(Map.of("path", "f", "etag", listed, "index", 0)));
+        given().contentType(ContentType.JSON).body(load).post("/blocks/load").then().statusCode(200)
+                .body("failed", equalTo(1)).body("filled", equalTo(0));
+
+        assertThat(filesOf("replaced")).as("nothing stored, not even a temporary file").isEmpty();
+    }
+
+    @Test
+    void aFillThatFailsHalfWayFailsTheReadAndStoresNothing() throws Exception {
+        byte[] content = Fixtures.seed(buckets, s3, "cut", "f", MIB, 12);
+        URI store = URI.create(s3);
+        try (CuttingProxy proxy = new CuttingProxy(store.getHost(), store.getPort())) {
+            String etag = Fixtures.dataset(metadata, proxy.endpoint(), "cut", "cut", "1MiB").get("f");
+            proxy.cutNextAnswerAfter(300 * 1024);
+
+            HttpResponse<byte[]> broken = getBlock(worker(), "cut", "f", etag, 0, null);
+
+            // An error the gateway reads around (it goes to the under-store itself), never a short block.
+            assertThat(broken.statusCode()).isGreaterThanOrEqualTo(500);
+            assertThat(filesOf("cut")).as("nothing stored, not even a temporary file").isEmpty();
+            HttpResponse<byte[]> again = getBlock(worker(), "cut", "f", etag, 0, null);
+            assertThat(again.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.MISS);
+            assertThat(again.body()).isEqualTo(content);
+        }
+    }
+
+    /** Sends a GET of the block and closes the connection after {@code bytes} of the answer (0: before any). */
+    private void leave(URI block, int bytes) throws Exception {
+        try (Socket socket = new Socket(block.getHost(), block.getPort())) {
+            socket.getOutputStream().write(("GET " + block.getRawPath() + "?" + block.getRawQuery() + " HTTP/1.1\r\n"
+                    + "Host: " + block.getHost() + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            if (bytes > 0) {
+                assertThat(socket.getInputStream().readNBytes(bytes)).hasSize(bytes);
+            }
+        }
+    }
+
+    /** Every file the levels hold for a dataset, temporary ones included. */
+    private List<Path> filesOf(String dataset) throws Exception {
+        List<Path> files = new ArrayList<>();
+        for (String level : List.of("levels/mem", "levels/ssd")) {
+            Path dir = work.resolve(level).resolve(dataset);
+            if (Files.isDirectory(dir)) {
+                try (var listed = Files.list(dir)) {
+                    listed.forEach(files::add);
+                }
+            }
+        }
+        return files;
     }
 
     @Test
