@@ -1,10 +1,6 @@
 package io.granary.fuse.client;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.block.BlockApi;
-import io.granary.contracts.block.BlockLoadRequest;
-import io.granary.contracts.block.BlockLoadResult;
-import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 
@@ -15,22 +11,19 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * A worker's block API as this client uses it: a whole block ({@code GET /blocks/{dataset}/{index}}), or a fill of
- * one on a worker of this node ({@code POST /blocks/load}); the worker fills from the under-store on a miss,
+ * one on a worker of this node (its {@code HEAD}); the worker fills from the under-store on a miss,
  * concurrent misses of one block sharing one fill.
  */
 public final class OwnerBlocks {
 
     private final HttpClient http;
     private final Duration timeout;
-    private final ObjectMapper json;
 
-    public OwnerBlocks(Duration timeout, ObjectMapper json) {
+    public OwnerBlocks(Duration timeout) {
         this.timeout = timeout;
-        this.json = json;
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2))
                 .build();
     }
@@ -72,22 +65,20 @@ public final class OwnerBlocks {
     }
 
     /**
-     * Makes the worker hold the block ({@code POST /blocks/load}, as a reader's fill: at once, not queued behind
-     * preloads), so it can then be read from its file on this node.
+     * Makes the worker hold the block: a {@code HEAD} of it, which fills it first on a miss (at once, not queued
+     * behind preloads), so it can then be read from its file on this node.
      *
-     * @return whether the worker holds it now
+     * @return whether the worker holds it now (false: no level had room, read it another way)
      */
-    public boolean load(Worker owner, String dataset, FileInfo file, int index)
+    public boolean fill(Worker owner, String dataset, FileInfo file, int index)
             throws IOException, InterruptedException {
-        String body = json.writeValueAsString(new BlockLoadRequest(dataset,
-                List.of(new BlockRef(file.path(), file.etag(), index)), true));
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(owner.address() + BlockApi.ROOT
-                        + "/load")).timeout(timeout).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<Void> response = http.send(HttpRequest.newBuilder(URI.create(owner.address()
+                        + BlockApi.blockUri(dataset, index, file.path(), file.etag()))).timeout(timeout)
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
         if (response.statusCode() != 200) {
-            throw new OwnerFailed("owner " + owner.id() + " answered " + response.statusCode() + " to a load of block "
+            throw new OwnerFailed("owner " + owner.id() + " answered " + response.statusCode() + " to a fill of block "
                     + index + " of " + file.path(), response.statusCode());
         }
-        return json.readValue(response.body(), BlockLoadResult.class).failed() == 0;
+        return !BlockApi.BYPASS.equals(response.headers().firstValue(BlockApi.CACHE_HEADER).orElse(""));
     }
 }

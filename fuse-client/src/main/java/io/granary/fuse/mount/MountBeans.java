@@ -1,6 +1,5 @@
 package io.granary.fuse.mount;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.block.ByteSize;
 import io.granary.fuse.client.OwnerBlocks;
 import io.granary.fuse.config.FuseConfig;
@@ -61,8 +60,8 @@ public class MountBeans {
     @Produces
     @ApplicationScoped
     BlockReads blockReads(LiveWorkers workers, FuseConfig config, GranaryConfig shared, MountedStores stores,
-                          FuseMetrics metrics, ObjectMapper json) {
-        return new BlockReads(workers, new OwnerBlocks(config.ownerTimeout(), json), shared.node(), stores, metrics,
+                          FuseMetrics metrics) {
+        return new BlockReads(workers, new OwnerBlocks(config.ownerTimeout()), shared.node(), stores, metrics,
                 ByteSize.parse("granary.fuse.block-cache", config.blockCache()), config.readAhead(), fetchers);
     }
 

@@ -121,7 +121,7 @@ public final class BlockReads {
     private boolean fillHere(Worker owner, Dataset dataset, FileInfo file, BlockSlice slice)
             throws InterruptedException {
         try {
-            return owners.load(owner, dataset.name(), file, slice.index());
+            return owners.fill(owner, dataset.name(), file, slice.index());
         } catch (OwnerBlocks.OwnerFailed e) {
             if (e.status() >= 500 || e.status() == 0) {
                 workers.suspect(owner, e);
@@ -200,7 +200,7 @@ public final class BlockReads {
                 if (local.find(here.get(), dataset.name(), blockId).isEmpty()) {
                     fetchers.execute(() -> {
                         try {
-                            this.owners.load(here.get(), dataset.name(), file, slice.index());
+                            this.owners.fill(here.get(), dataset.name(), file, slice.index());
                         } catch (IOException e) {
                             LOG.debugf("read-ahead fill of block %d of %s failed: %s", slice.index(), file.path(),
                                     e.getMessage());
