@@ -75,6 +75,51 @@ start_s3() {  # start_s3 [NETNS HOST]: S3Proxy on loopback, or on HOST inside th
   printf '%s' "$S3_SECRET" > "$SECRETS/bench-s3/secretKey"
 }
 
+# nginx with proxy_cache in front of the store: the reference cache for the S3 rows, what a team would put there
+# without Granary. Its cache under /dev/shm like Granary's MEM level; requests pass signed (Host kept), so the store
+# checks them on a miss; a hit is served from nginx's cache file with sendfile. Sets NGINX_URL.
+start_nginx() {
+  command -v nginx > /dev/null || die "the nginx rows need nginx: apt-get install nginx-light"
+  local port; port=$(free_port)
+  local dir="$WORK/nginx" cache="/dev/shm/granary-bench-$$-nginx"
+  mkdir -p "$dir"
+  EXTRA_CLEANUP+=("$cache")
+  cat > "$dir/nginx.conf" <<CONF
+daemon off;
+worker_processes auto;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 100000;
+  client_body_temp_path $dir/body;
+  proxy_temp_path $dir/proxy;
+  proxy_cache_path $cache levels=1:2 keys_zone=store:32m max_size=64g inactive=1d use_temp_path=off;
+  upstream store { server ${S3_URL#http://}; keepalive 16; }
+  server {
+    listen 127.0.0.1:$port;
+    location / {
+      proxy_pass http://store;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host \$http_host;
+      proxy_cache store;
+      proxy_cache_key \$uri;
+      proxy_cache_valid 200 1d;
+      proxy_cache_lock on;
+    }
+  }
+}
+CONF
+  nginx -c "$dir/nginx.conf" -e "$dir/error.log" > "$dir/stdout.log" 2>&1 &
+  PIDS+=($!)
+  NGINX_URL="http://127.0.0.1:$port"
+  wait_until 10 "$dir/error.log" curl -s -o /dev/null "$NGINX_URL/"
+}
+
 make_bucket() { mkdir -p "$WORK/s3/s3/buckets/$1"; }  # S3Proxy's filesystem backend: a bucket is a directory
 
 # s3 curl arguments: SigV4 with an unsigned payload, as S3 clients stream large bodies.
@@ -317,9 +362,9 @@ cpu_snapshot() {  # cpu_snapshot FILE
     awk '/^cpu / { print "busy", $2 + $3 + $4 + $7 + $8; print "idle", $5 + $6 }' /proc/stat
   } > "$1"
 }
-process_name() {  # the module a service runs, or kafka / s3proxy for the devstack pieces
+process_name() {  # the module a service runs, or kafka / s3proxy / nginx for the other pieces
   tr '\0' ' ' < "/proc/$1/cmdline" | sed -E 's#.*/([a-z-]+)/target/quarkus-app/quarkus-run.jar.*#\1#;
-    s#.*(Devstack kafka|kafka\.logs).*#kafka#; s#.*(Devstack s3 |/s3proxy/).*#s3proxy#; s#^([^ ]*/)?([^ /]+) .*#\2#'
+    s#.*(Devstack kafka|kafka\.logs).*#kafka#; s#.*(Devstack s3 |/s3proxy/).*#s3proxy#; s#^nginx: .*#nginx#; s#^([^ ]*/)?([^ /]+) .*#\2#'
 }
 cpu_per_item() {  # cpu_per_item BEFORE AFTER COUNT UNIT: CPU per item of each process, the rest, and how busy
   python3 - "$@" <<'PY'

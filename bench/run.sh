@@ -187,6 +187,7 @@ start_worker bench-worker "$(( (SIZE_MIB + FILES * SMALL_KIB / 1024 + WARMUP_MIB
   "$(( SIZE_MIB * 2 ))MiB"
 start_preload
 start_gateway
+start_nginx
 
 # Written while the link is not shaped yet, so the setup takes seconds, not minutes.
 echo "writing a ${SIZE_MIB} MiB object and $FILES objects of $SMALL_KIB KiB to the store ..." >&2
@@ -206,6 +207,13 @@ DIRECT_LARGE=$(large_rate "$S3_URL" "$ROUNDS")
 cpu_snapshot "$WORK/direct-0.cpu"
 DIRECT_SMALL=$(small_rates "$S3_URL" "$ROUNDS")
 cpu_snapshot "$WORK/direct-1.cpu"
+echo "nginx proxy_cache in front of the store: cold (its first read fills its cache), then warm ..." >&2
+NGINX_COLD_LARGE=$(large_rate "$NGINX_URL" 1)
+NGINX_COLD_SMALL=$(small_rates "$NGINX_URL" 1)
+NGINX_WARM_LARGE=$(large_rate "$NGINX_URL" "$ROUNDS")
+cpu_snapshot "$WORK/nginx-0.cpu"
+NGINX_WARM_SMALL=$(small_rates "$NGINX_URL" "$ROUNDS")
+cpu_snapshot "$WORK/nginx-1.cpu"
 echo "cold reads through Granary (the cache fills) ..." >&2
 curl -sf "$WORKER_URL/q/metrics" > "$WORK/fills-0.prom"
 curl -sf "$GATEWAY/q/metrics" > "$WORK/gateway-0.prom"
@@ -275,11 +283,14 @@ LOOPBACK=$(loopback_mbps)
 read -r DIRECT_FILES DIRECT_SMALL_MB <<< "$DIRECT_SMALL"
 read -r COLD_FILES COLD_SMALL_MB <<< "$COLD_SMALL"
 read -r WARM_FILES WARM_SMALL_MB <<< "$WARM_SMALL"
+read -r NGINX_COLD_FILES NGINX_COLD_SMALL_MB <<< "$NGINX_COLD_SMALL"
+read -r NGINX_WARM_FILES NGINX_WARM_SMALL_MB <<< "$NGINX_WARM_SMALL"
 PRELOAD_LARGE=$(mbps "$LARGE_BYTES" "$PRELOAD_LARGE_SECS")
 PRELOAD_FILES=$(python3 -c "print(f'{$FILES / $PRELOAD_SMALL_SECS:.0f}')")
 PRELOAD_SMALL_MB=$(mbps "$SMALL_BYTES" "$PRELOAD_SMALL_SECS")
-row() {  # row LABEL LARGE-MBPS FILES SMALL-MBPS
-  printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$(ratio "$2" "$DIRECT_LARGE")" "$3" "$4" "$(ratio "$3" "$DIRECT_FILES")"
+row() {  # row LABEL LARGE-MBPS FILES SMALL-MBPS [NGINX-LARGE NGINX-FILES]: ratios to direct, and to nginx when given
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$(ratio "$2" "$DIRECT_LARGE")" "$3" "$4" \
+    "$(ratio "$3" "$DIRECT_FILES")" "$([[ -n ${5:-} ]] && ratio "$2" "$5")" "$([[ -n ${6:-} ]] && ratio "$3" "$6")"
 }
 
 cat <<HEADER
@@ -287,16 +298,22 @@ cat <<HEADER
 Granary end to end: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) RAM, $(date -u +%Y-%m-%d). Store: $LINK_SETTING.
 Large: one $SIZE_MIB MiB object (64 MiB blocks), one curl GET. Small: $FILES objects of $SMALL_KIB KiB (1 MiB blocks), 8 transfers at once (one curl --parallel).
 Direct and warm: the best round of $ROUNDS; cold and preload: one pass. One worker, on the gateway's node.
+nginx: Debian's, proxy_cache in tmpfs in front of the same store, read by the same client in the same run.
 
-| read | large MB/s | large vs direct | small files/s | small MB/s | small vs direct |
-|---|---:|---:|---:|---:|---:|
+| read | large MB/s | large vs direct | small files/s | small MB/s | small vs direct | large vs nginx | small vs nginx |
+|---|---:|---:|---:|---:|---:|---:|---:|
 HEADER
 row "direct from the store" "$DIRECT_LARGE" "$DIRECT_FILES" "$DIRECT_SMALL_MB"
-row "Granary cold (first read fills the cache)" "$COLD_LARGE" "$COLD_FILES" "$COLD_SMALL_MB"
+row "nginx proxy_cache cold (first read fills its cache)" "$NGINX_COLD_LARGE" "$NGINX_COLD_FILES" "$NGINX_COLD_SMALL_MB"
+row "Granary cold (first read fills the cache)" "$COLD_LARGE" "$COLD_FILES" "$COLD_SMALL_MB" \
+  "$NGINX_COLD_LARGE" "$NGINX_COLD_FILES"
 row "preload: DataLoad of each dataset (large $PRELOAD_LARGE_SECS s, small $PRELOAD_SMALL_SECS s)" \
   "$PRELOAD_LARGE" "$PRELOAD_FILES" "$PRELOAD_SMALL_MB"
-row "Granary warm (from the cache)" "$WARM_LARGE" "$WARM_FILES" "$WARM_SMALL_MB"
-printf '| limit: raw loopback TCP | %s | %s | | | |\n' "$LOOPBACK" "$(ratio "$LOOPBACK" "$DIRECT_LARGE")"
+row "nginx proxy_cache warm" "$NGINX_WARM_LARGE" "$NGINX_WARM_FILES" "$NGINX_WARM_SMALL_MB"
+row "Granary warm (from the cache)" "$WARM_LARGE" "$WARM_FILES" "$WARM_SMALL_MB" "$NGINX_WARM_LARGE" "$NGINX_WARM_FILES"
+printf '| limit: raw loopback TCP | %s | %s | | | | | |\n' "$LOOPBACK" "$(ratio "$LOOPBACK" "$DIRECT_LARGE")"
+echo
+echo "Granary warm 1 GiB GET against raw loopback TCP: $(ratio "$WARM_LARGE" "$LOOPBACK")."
 echo
 if [[ -n $LINK_MBIT ]]; then
   LINK_MBPS=$(python3 -c "print(f'{$LINK_MBIT / 8:g}')")
@@ -311,6 +328,7 @@ echo "- direct: $(cpu_per_item "$WORK/direct-0.cpu" "$WORK/direct-1.cpu" $(( FIL
 echo "- cold: $(cpu_per_item "$WORK/cold-0.cpu" "$WORK/cold-1.cpu" "$FILES" file)"
 echo "- DataLoad: $(cpu_per_item "$WORK/preload-0.cpu" "$WORK/preload-1.cpu" "$FILES" file)"
 echo "- warm: $(cpu_per_item "$WORK/warm-0.cpu" "$WORK/warm-1.cpu" $(( FILES * ROUNDS )) file)"
+echo "- nginx warm: $(cpu_per_item "$WORK/nginx-0.cpu" "$WORK/nginx-1.cpu" $(( FILES * ROUNDS )) file)"
 echo "Under-store bytes read during the warm pass: $WARM_UFS_WORKER by the worker, $WARM_UFS_GATEWAY by the gateway (0: every warm byte came from the cache)."
 echo "Gateway fallbacks to the under-store in the whole run: $FALLBACKS."
 
