@@ -6,13 +6,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
 
 /**
- * The expected signature, computed with JCA, for the requests the SDK's signer cannot reproduce (see
- * {@link SdkSignature#canReproduce}): it builds the canonical request the way the SDK's V4CanonicalRequest does,
- * but from exactly the headers the client signed and with the payload hash the client declared. The SDK itself is
- * the reference for this in the tests.
+ * The expected signature, computed with JCA from the canonical request and the string to sign as SigV4 defines them,
+ * built from exactly the headers the client signed and the payload hash it declared. It runs on every request, so
+ * it builds each string once, in one buffer. The AWS SDK's own signer is its reference in the tests.
  */
 final class CanonicalRequest {
 
@@ -20,15 +18,46 @@ final class CanonicalRequest {
     }
 
     static String signature(SigningInput input, byte[] signingKey) {
-        String canonicalRequest = String.join("\n", input.method(), input.path(), query(input.query()),
-                headers(input.headers()), String.join(";", input.headers().keySet()), input.payloadHash());
-        String stringToSign = String.join("\n", Claim.ALGORITHM, input.timestamp(), input.scope(),
-                SigV4Crypto.sha256Hex(canonicalRequest));
+        StringBuilder canonical = new StringBuilder(512)
+                .append(input.method()).append('\n')
+                .append(input.path()).append('\n');
+        appendQuery(canonical, input.query());
+        canonical.append('\n');
+        appendHeaders(canonical, input.headers());
+        canonical.append('\n');
+        String separator = "";
+        for (String name : input.headers().keySet()) {
+            canonical.append(separator).append(name);
+            separator = ";";
+        }
+        canonical.append('\n').append(input.payloadHash());
+        String stringToSign = Claim.ALGORITHM + '\n' + input.timestamp() + '\n' + input.scope() + '\n'
+                + SigV4Crypto.sha256Hex(canonical.toString());
         return SigV4Crypto.hex(SigV4Crypto.hmac(signingKey, stringToSign));
     }
 
+    /** "name:value\n" per header; several values are joined with ',', each trimmed with inner whitespace collapsed. */
+    static String headers(SortedMap<String, List<String>> headers) {
+        StringBuilder out = new StringBuilder();
+        appendHeaders(out, headers);
+        return out.toString();
+    }
+
+    private static void appendHeaders(StringBuilder out, SortedMap<String, List<String>> headers) {
+        headers.forEach((name, values) -> {
+            out.append(name).append(':');
+            for (int i = 0; i < values.size(); i++) {
+                out.append(i == 0 ? "" : ",").append(trimAll(values.get(i)));
+            }
+            out.append('\n');
+        });
+    }
+
     /** Encoded names sorted, then encoded values per name; a parameter without a name is left out, as the SDK does. */
-    static String query(List<UriEncoding.Param> params) {
+    private static void appendQuery(StringBuilder out, List<UriEncoding.Param> params) {
+        if (params.isEmpty()) {
+            return;  // a plain GET of an object
+        }
         SortedMap<String, List<String>> sorted = new TreeMap<>();
         for (UriEncoding.Param p : params) {
             if (!p.name().isEmpty()) {
@@ -36,24 +65,25 @@ final class CanonicalRequest {
                         .add(UriEncoding.encode(p.value()));
             }
         }
-        List<String> pairs = new ArrayList<>();
+        String separator = "";
         for (Map.Entry<String, List<String>> e : sorted.entrySet()) {
             Collections.sort(e.getValue());
-            e.getValue().forEach(v -> pairs.add(e.getKey() + "=" + v));
+            for (String value : e.getValue()) {
+                out.append(separator).append(e.getKey()).append('=').append(value);
+                separator = "&";
+            }
         }
-        return String.join("&", pairs);
     }
 
-    /** "name:value\n" per header; several values are joined with ',', each trimmed with inner whitespace collapsed. */
-    static String headers(SortedMap<String, List<String>> headers) {
-        StringBuilder out = new StringBuilder();
-        headers.forEach((name, values) -> out.append(name).append(':')
-                .append(values.stream().map(CanonicalRequest::trimAll).collect(Collectors.joining(",")))
-                .append('\n'));
-        return out.toString();
-    }
-
-    private static String trimAll(String value) {
-        return value.replaceAll("[ \\t\\n\\x0B\\f\\r]+", " ").strip();
+    /** A value with its runs of whitespace collapsed to one space and its ends stripped; most have none. */
+    static String trimAll(String value) {
+        int last = value.length() - 1;
+        boolean plain = last < 0 || !Character.isWhitespace(value.charAt(0)) && !Character.isWhitespace(value.charAt(last));
+        for (int i = 0; plain && i <= last; i++) {
+            char c = value.charAt(i);
+            plain = c != '\t' && c != '\n' && c != '\u000B' && c != '\f' && c != '\r'
+                    && (c != ' ' || value.charAt(i + 1) != ' ');  // a space is never last here
+        }
+        return plain ? value : value.replaceAll("[ \\t\\n\\x0B\\f\\r]+", " ").strip();
     }
 }

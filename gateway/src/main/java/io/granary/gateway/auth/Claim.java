@@ -7,11 +7,11 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.ResolverStyle;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -67,7 +67,8 @@ record Claim(boolean presigned, String accessKeyId, String scopeDate, String reg
         if (time == null) {
             throw AuthFailure.accessDenied("AWS authentication requires a valid Date or x-amz-date header");
         }
-        return of(false, credential, time, signedHeaders, signature, 0);
+        return of(false, credential, time, amzDate != null ? amzDate : AMZ_DATE.format(time.atOffset(ZoneOffset.UTC)),
+                signedHeaders, signature, 0);
     }
 
     /** Parses the X-Amz-* parameters of a presigned URL. */
@@ -106,10 +107,11 @@ record Claim(boolean presigned, String accessKeyId, String scopeDate, String reg
             throw AuthFailure.queryParametersError(
                     "X-Amz-Expires must be less than a week (in seconds) that is 604800");
         }
-        return of(true, credential, time, signedHeaders, signature, seconds);
+        return of(true, credential, time, date, signedHeaders, signature, seconds);
     }
 
-    private static Claim of(boolean presigned, String credential, Instant time, String signedHeaders,
+    /** timestamp: yyyyMMdd'T'HHmmss'Z'; an X-Amz-Date that parsed strictly is in that form already. */
+    private static Claim of(boolean presigned, String credential, Instant time, String timestamp, String signedHeaders,
                             String signature, long expiresSeconds) {
         // The access key id never holds a '/', so the credential is exactly five parts.
         String[] parts = credential.split("/", -1);
@@ -117,11 +119,12 @@ record Claim(boolean presigned, String accessKeyId, String scopeDate, String reg
             throw malformed(presigned, "the Credential is mal-formed; expecting"
                     + " \"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request\".");
         }
-        List<String> headers = Stream.of(signedHeaders.split(";"))
-                .map(h -> h.trim().toLowerCase(Locale.ROOT))
-                .collect(Collectors.toList());
-        return new Claim(presigned, parts[0], parts[1], parts[2], parts[3], parts[4], time,
-                AMZ_DATE.format(time.atOffset(ZoneOffset.UTC)), headers, signature, expiresSeconds);
+        List<String> headers = new ArrayList<>();
+        for (String header : signedHeaders.split(";")) {
+            headers.add(header.trim().toLowerCase(Locale.ROOT));
+        }
+        return new Claim(presigned, parts[0], parts[1], parts[2], parts[3], parts[4], time, timestamp, headers,
+                signature, expiresSeconds);
     }
 
     private static Instant parseAmzDate(String value) {

@@ -8,13 +8,21 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * The JCA primitives SigV4 needs where the SDK signer has no public entry point: the signing key (for chunk
- * signatures and the canonical requests the SDK cannot reproduce) and HMAC-SHA256 over a string to sign.
+ * The JCA primitives of SigV4: the signing key, HMAC-SHA256 over a string to sign, SHA-256. A Mac and a digest per
+ * thread: looking one up in the providers costs more than the hash of a canonical request.
  */
 final class SigV4Crypto {
 
     static final String EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
     private static final HexFormat HEX = HexFormat.of();
+    private static final ThreadLocal<Mac> HMAC = ThreadLocal.withInitial(() -> {
+        try {
+            return Mac.getInstance("HmacSHA256");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is part of every JRE", e);
+        }
+    });
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(SigV4Crypto::sha256);
 
     private SigV4Crypto() {
     }
@@ -29,13 +37,13 @@ final class SigV4Crypto {
     }
 
     static byte[] hmac(byte[] key, String data) {
+        Mac mac = HMAC.get();
         try {
-            Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            return mac.doFinal(data.getBytes(StandardCharsets.UTF_8));
         } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 is part of every JRE", e);
+            throw new IllegalStateException("any key is a valid HmacSHA256 key", e);
         }
+        return mac.doFinal(data.getBytes(StandardCharsets.UTF_8));
     }
 
     static MessageDigest sha256() {
@@ -47,7 +55,7 @@ final class SigV4Crypto {
     }
 
     static String sha256Hex(String data) {
-        return hex(sha256().digest(data.getBytes(StandardCharsets.UTF_8)));
+        return hex(SHA256.get().digest(data.getBytes(StandardCharsets.UTF_8)));  // digest() resets it
     }
 
     static String hex(byte[] bytes) {

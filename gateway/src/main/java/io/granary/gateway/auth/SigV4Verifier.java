@@ -10,7 +10,6 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * Verifies S3 requests signed with AWS Signature Version 4, in the Authorization header or as a presigned URL, and
@@ -32,6 +31,7 @@ public final class SigV4Verifier {
     private final String region;
     private final boolean allowAnonymous;
     private final Clock clock;
+    private final SigningKeys signingKeys = new SigningKeys();
 
     public SigV4Verifier(SecretLookup secrets, String region, boolean allowAnonymous, Clock clock) {
         this.secrets = Objects.requireNonNull(secrets, "secrets");
@@ -59,9 +59,7 @@ public final class SigV4Verifier {
         SigningInput input = new SigningInput(request.method(), UriEncoding.canonicalPath(request.rawPath()),
                 claim.presigned() ? withoutSignature(query) : query, signedHeaders(claim, request), payloadHash,
                 claim.timestamp(), claim.scope());
-        String expected = SdkSignature.canReproduce(claim, input)
-                ? SdkSignature.signature(claim, input, secret)
-                : CanonicalRequest.signature(input, signingKey(secret, claim));
+        String expected = CanonicalRequest.signature(input, signingKey(secret, claim));
         if (!SigV4Crypto.sameSignature(expected, claim.signature())) {
             throw AuthFailure.signatureDoesNotMatch();
         }
@@ -136,10 +134,15 @@ public final class SigV4Verifier {
 
     /** The signed headers with their values; host and every x-amz-* header that arrived must be among them. */
     private static SortedMap<String, List<String>> signedHeaders(Claim claim, IncomingRequest request) {
-        TreeSet<String> notSigned = Stream.concat(Stream.of("host"),
-                        request.headers().keySet().stream().filter(name -> name.startsWith("x-amz-")))
-                .filter(name -> !claim.signedHeaders().contains(name))
-                .collect(Collectors.toCollection(TreeSet::new));
+        TreeSet<String> notSigned = new TreeSet<>();
+        if (!claim.signedHeaders().contains("host")) {
+            notSigned.add("host");
+        }
+        for (String name : request.headers().keySet()) {
+            if (name.startsWith("x-amz-") && !claim.signedHeaders().contains(name)) {
+                notSigned.add(name);
+            }
+        }
         if (!notSigned.isEmpty()) {
             throw AuthFailure.accessDenied("There were headers present in the request which were not signed: "
                     + String.join(", ", notSigned));
@@ -188,11 +191,11 @@ public final class SigV4Verifier {
         return query.stream().filter(p -> !p.name().equals("X-Amz-Signature")).collect(Collectors.toList());
     }
 
-    private static byte[] signingKey(String secret, Claim claim) {
-        return SigV4Crypto.signingKey(secret, claim.scopeDate(), claim.region());
+    private byte[] signingKey(String secret, Claim claim) {
+        return signingKeys.of(secret, claim.scopeDate(), claim.region());
     }
 
-    private static Principal principal(Claim claim, IncomingRequest request, PayloadMode mode, String payloadHash,
+    private Principal principal(Claim claim, IncomingRequest request, PayloadMode mode, String payloadHash,
                                        String secret) {
         return switch (mode) {
             case SIGNED -> new Principal(claim.accessKeyId(), mode, payloadHash.toLowerCase(Locale.ROOT), null, -1,
@@ -208,7 +211,7 @@ public final class SigV4Verifier {
         };
     }
 
-    private static ChunkSigner chunkSigner(Claim claim, String secret) {
+    private ChunkSigner chunkSigner(Claim claim, String secret) {
         return new ChunkSigner(signingKey(secret, claim), claim.timestamp(), claim.scope(), claim.signature());
     }
 

@@ -59,6 +59,19 @@ class SdkSignatureTest {
         }
     }
 
+    @Test
+    void headerValuesAreTrimmedAndTheirWhitespaceCollapsedAsTheSdkDoes() {
+        for (String value : List.of("plain", "two  spaces", " \tled and trailed\t ", "tab\tinside", "a \t b", "")) {
+            IncomingRequest request = incoming(sign(request(SdkHttpMethod.GET, "http", "k")
+                    .putHeader("x-amz-meta-note", value).build(), null, s -> { }).request());
+            Claim claim = claim(request);
+
+            assertThat(claim.signedHeaders()).contains("x-amz-meta-note");
+            assertThat(CanonicalRequest.signature(input(request, claim), SigV4Crypto.signingKey(SECRET,
+                    claim.scopeDate(), claim.region()))).as("'%s'", value).isEqualTo(claim.signature());
+        }
+    }
+
     private static Claim claim(IncomingRequest request) {
         String authorization = request.header("authorization");
         return authorization != null ? Claim.fromAuthorization(authorization, request)
