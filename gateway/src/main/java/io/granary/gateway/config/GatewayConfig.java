@@ -61,6 +61,13 @@ public interface GatewayConfig {
         @WithDefault("10s")
         Duration suspectFor();
 
+        /**
+         * Block files kept open between reads (least recently read out first), one file descriptor each, and never
+         * more than half the process's descriptor limit; 0 opens and closes a block's file for every read of it.
+         */
+        @WithDefault("65536")
+        int openFiles();
+
         /** How often the reads served from workers' files here are reported to them (their LRU and hit ratio). */
         @WithDefault("1s")
         Duration reportInterval();

@@ -12,7 +12,6 @@ import io.vertx.core.Promise;
 import io.vertx.core.http.HttpServerRequest;
 import org.jboss.logging.Logger;
 
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,7 +92,7 @@ final class ObjectStream {
             if (done.future().isComplete()) {
                 return;  // the client went away meanwhile: start nothing more
             }
-            Optional<Path> file = filled.succeeded() ? reads.shortCircuit.find(near, dataset.name(), blockId)
+            Optional<OpenBlockFile> file = filled.succeeded() ? reads.shortCircuit.open(near, dataset.name(), blockId)
                     : Optional.empty();
             if (file.isPresent()) {
                 sendFile(slice, new LocalFile(near, file.get()), owners, true);
@@ -105,15 +104,14 @@ final class ObjectStream {
 
     /** Sends the block from its file; {@code filled}: its worker filled it for this read (a miss, to it). */
     private void sendFile(BlockSlice slice, LocalFile local, List<Worker> owners, boolean filled) {
-        Path file = local.path();
-        ZeroCopy.send(request, file, slice.offsetInBlock(), slice.length()).onComplete(sent -> {
+        ZeroCopy.send(request, local.file(), slice.offsetInBlock(), slice.length()).onComplete(sent -> {
             if (sent.succeeded()) {
                 reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());
                 reads.localReads.read(local.owner(), dataset.name(), blockId(slice), filled);
                 advance();
             } else if (!done.future().isComplete()) {
-                LOG.debugf("block %d of %s left %s while being read: %s", slice.index(), this.file.path(), file,
-                        sent.cause().getMessage());
+                LOG.debugf("block %d of %s could not be sent from %s: %s", slice.index(), file.path(),
+                        local.owner().id(), sent.cause().getMessage());
                 fromOwners(slice, owners, 0);
             }
         });
@@ -194,7 +192,7 @@ final class ObjectStream {
             BlockSlice slice = slices.get(i);
             String blockId = blockId(slice);
             List<Worker> owners = owners(blockId);
-            if (owners.isEmpty() || zeroCopy && local(owners, blockId).isPresent()) {
+            if (owners.isEmpty() || zeroCopy && held(owners, blockId)) {
                 continue;
             }
             Worker near = zeroCopy ? near(owners) : null;
@@ -237,9 +235,10 @@ final class ObjectStream {
         return reads.liveWorkers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
     }
 
+    /** The block's file on this node, open, with a reference that sending it releases. */
     private Optional<LocalFile> local(List<Worker> owners, String blockId) {
         for (Worker owner : owners) {
-            Optional<Path> file = reads.shortCircuit.find(owner, dataset.name(), blockId);
+            Optional<OpenBlockFile> file = reads.shortCircuit.open(owner, dataset.name(), blockId);
             if (file.isPresent()) {
                 return Optional.of(new LocalFile(owner, file.get()));
             }
@@ -247,8 +246,12 @@ final class ObjectStream {
         return Optional.empty();
     }
 
+    private boolean held(List<Worker> owners, String blockId) {
+        return owners.stream().anyMatch(owner -> reads.shortCircuit.holds(owner, dataset.name(), blockId));
+    }
+
     /** A block's file on this node, and the worker that holds it. */
-    private record LocalFile(Worker owner, Path path) {
+    private record LocalFile(Worker owner, OpenBlockFile file) {
     }
 
     /** Whether a fetch failed by its owner's fault (suspect it), not by an answer that our request was wrong (4xx). */

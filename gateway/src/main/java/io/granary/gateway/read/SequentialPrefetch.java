@@ -55,7 +55,7 @@ public class SequentialPrefetch {
         for (int index : after) {
             String blockId = BlockId.of(dataset.name(), file.path(), file.etag(), index).toString();
             List<Worker> owners = liveWorkers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
-            if (!owners.isEmpty() && shortCircuit.find(owners.get(0), dataset.name(), blockId).isEmpty()) {
+            if (!owners.isEmpty() && !shortCircuit.holds(owners.get(0), dataset.name(), blockId)) {
                 byOwner.computeIfAbsent(owners.get(0), o -> new ArrayList<>()).add(new BlockRef(file.path(), file.etag(), index));
             }
         }

@@ -23,10 +23,12 @@ public class ShortCircuit {
 
     private final boolean enabled;
     private final String node;
+    private final OpenBlockFiles openFiles;
 
-    ShortCircuit(GatewayConfig config, GranaryConfig shared) {
+    ShortCircuit(GatewayConfig config, GranaryConfig shared, OpenBlockFiles openFiles) {
         this.enabled = config.read().shortCircuit();
         this.node = shared.node();
+        this.openFiles = openFiles;
     }
 
     /** Whether this worker's block files are read here (it runs on this node). */
@@ -34,11 +36,23 @@ public class ShortCircuit {
         return enabled && node.equals(owner.node());
     }
 
-    public Optional<Path> find(Worker owner, String dataset, String blockId) {
+    /** Whether the block's whole file is on this node. */
+    public boolean holds(Worker owner, String dataset, String blockId) {
+        return reaches(owner) && inLevels(owner.tiers(), dataset, blockId).isPresent();
+    }
+
+    /** The block's file, open to be sent from, with a reference the caller releases; empty when not on this node. */
+    Optional<OpenBlockFile> open(Worker owner, String dataset, String blockId) {
         if (!reaches(owner)) {
             return Optional.empty();
         }
-        return inLevels(owner.tiers(), dataset, blockId);
+        for (Tier tier : owner.tiers()) {
+            Optional<OpenBlockFile> file = openFiles.open(BlockApi.blockFile(tier.path(), dataset, blockId));
+            if (file.isPresent()) {
+                return file;
+            }
+        }
+        return Optional.empty();
     }
 
     /** The block's whole file in the first of these level directories that has it. */

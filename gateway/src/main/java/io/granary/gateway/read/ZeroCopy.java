@@ -1,6 +1,8 @@
 package io.granary.gateway.read;
 
-import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.handler.codec.http.HttpContentCompressor;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
@@ -9,15 +11,13 @@ import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.impl.ConnectionBase;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.file.Path;
 
 /**
- * Sends a region of a file into a response that goes on after it (the next block of the object), zero-copy.
- * Vert.x's own {@code sendFile} ends the response, so it can serve one block but not an object of several; this
- * does what it does inside (a Netty {@code FileRegion}, i.e. {@code sendfile(2)}, on the connection) without the end.
- * That is Vert.x internal API, pinned by the Quarkus BOM; HTTP/2 (whose frames a raw region would corrupt) is
- * refused here and served by copying instead.
+ * Sends a region of an open block file into a response that goes on after it (the next block of the object),
+ * zero-copy. Vert.x's own {@code sendFile} ends the response and closes the file, so it can serve one block but not
+ * an object of several, nor keep the file open for the next read; this writes a Netty {@code FileRegion}
+ * ({@code sendfile(2)}) on the connection itself. That is Vert.x internal API, pinned by the Quarkus BOM. HTTP/2
+ * (whose frames a raw region would corrupt), TLS and compression are refused here and served by copying instead.
  */
 final class ZeroCopy {
 
@@ -25,52 +25,59 @@ final class ZeroCopy {
     }
 
     static boolean possible(HttpServerRequest request) {
-        return request.version() != HttpVersion.HTTP_2 && request.connection() instanceof ConnectionBase;
+        return request.version() != HttpVersion.HTTP_2 && request.connection() instanceof ConnectionBase connection
+                && !connection.isSsl() && connection.channel().pipeline().get(HttpContentCompressor.class) == null;
     }
 
     /**
-     * @return fails before any byte is sent when the file cannot be opened (evicted meanwhile): the caller serves
-     * the range another way
+     * Sends {@code length} bytes of {@code file} from {@code offset}, and releases the caller's reference to it once
+     * they are sent or the connection failed.
+     *
+     * @return fails before any byte is sent when the file is shorter than that: the caller serves the range another
+     * way
      */
-    static Future<Void> send(HttpServerRequest request, Path file, long offset, long length) {
-        RandomAccessFile raf;
-        try {
-            raf = new RandomAccessFile(file.toFile(), "r");
-            if (raf.length() < offset + length) {
-                raf.close();
-                return Future.failedFuture(new IOException(file + " is shorter than expected"));
-            }
-        } catch (IOException e) {
-            return Future.failedFuture(e);
+    static Future<Void> send(HttpServerRequest request, OpenBlockFile file, long offset, long length) {
+        if (file.size() < offset + length) {
+            file.release();
+            return Future.failedFuture(new IOException("the block file is shorter than expected: " + file.size()
+                    + " bytes, not " + (offset + length)));
         }
-        if (!request.response().headWritten()) {
-            request.response().write(Buffer.buffer());  // the head goes first, as Vert.x's sendFile does
+        try {
+            if (!request.response().headWritten()) {
+                request.response().write(Buffer.buffer());  // the head goes first, as Vert.x's sendFile does
+            }
+        } catch (RuntimeException closed) {  // the response is over: the client went away
+            file.release();
+            return Future.failedFuture(closed);
         }
         ConnectionBase connection = (ConnectionBase) request.connection();
         // Netty completes the write on its listener; the promise hands the outcome back on the request's context.
         Promise<Void> sent = connection.getContext().promise();
-        try {
-            ChannelFuture future = connection.sendFile(raf, offset, length);
-            future.addListener(done -> {
-                closeQuietly(raf);
-                if (done.isSuccess()) {
-                    sent.complete();
-                } else {
-                    sent.fail(done.cause());
-                }
-            });
-        } catch (IOException | RuntimeException e) {
-            closeQuietly(raf);
-            sent.fail(e);
-        }
+        ChannelPromise written = connection.channelHandlerContext().newPromise();
+        written.addListener(done -> {
+            if (done.isSuccess()) {
+                sent.complete();
+            } else {
+                sent.fail(done.cause());
+            }
+        });
+        connection.writeToChannel(new Region(file, offset, length), written);
         return sent.future();
     }
 
-    private static void closeQuietly(RandomAccessFile raf) {
-        try {
-            raf.close();
-        } catch (IOException ignored) {
-            // read-only: nothing was lost
+    /** Netty releases a region once written or failed: that ends the send's reference, not the file. */
+    private static final class Region extends DefaultFileRegion {
+
+        private final OpenBlockFile file;
+
+        Region(OpenBlockFile file, long offset, long length) {
+            super(file.channel(), offset, length);
+            this.file = file;
+        }
+
+        @Override
+        protected void deallocate() {
+            file.release();
         }
     }
 }

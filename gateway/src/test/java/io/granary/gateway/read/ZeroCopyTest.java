@@ -12,7 +12,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -37,6 +36,7 @@ class ZeroCopyTest {
     @TempDir
     Path dir;
     private HttpServer server;
+    private final OpenBlockFiles files = new OpenBlockFiles(16);
 
     @BeforeAll
     static void start() {
@@ -53,6 +53,7 @@ class ZeroCopyTest {
         if (server != null) {
             await(server.close());
         }
+        files.close();
     }
 
     private static byte[] bytes(int length, int seed) {
@@ -82,19 +83,22 @@ class ZeroCopyTest {
 
         byte[] body = get(request -> {
             possible.complete(ZeroCopy.possible(request));
-            request.response().putHeader("Content-Length", Integer.toString(200_000 + 4_000 + 10));
-            ZeroCopy.send(request, block0, 100_000, 200_000)
-                    .compose(sent -> ZeroCopy.send(request, block1, 0, 4_000))
+            request.response().putHeader("Content-Length", Integer.toString(200_000 + 4_000 + 10 + 4_000));
+            ZeroCopy.send(request, files.open(block0).orElseThrow(), 100_000, 200_000)
+                    .compose(sent -> ZeroCopy.send(request, files.open(block1).orElseThrow(), 0, 4_000))
                     .compose(sent -> request.response().write("0123456789"))  // a block sent by copy
+                    .compose(sent -> ZeroCopy.send(request, files.open(block1).orElseThrow(), 1_000, 4_000))
                     .onComplete(done -> request.response().end());
         });
 
         assertThat(await(possible)).as("possible on HTTP/1.1").isTrue();
-        byte[] expected = new byte[204_010];
+        byte[] expected = new byte[208_010];
         System.arraycopy(first, 100_000, expected, 0, 200_000);
         System.arraycopy(second, 0, expected, 200_000, 4_000);
         System.arraycopy("0123456789".getBytes(), 0, expected, 204_000, 10);
+        System.arraycopy(second, 1_000, expected, 204_010, 4_000);
         assertThat(Arrays.equals(body, expected)).as("the body, byte for byte").isTrue();
+        assertThat(files.size()).as("both files kept open for the next read, the second opened once").isEqualTo(2);
     }
 
     @Test
@@ -102,22 +106,32 @@ class ZeroCopyTest {
         Path block = Files.write(dir.resolve("block"), bytes(1_000, 3));
         CompletableFuture<Throwable> failure = new CompletableFuture<>();
 
-        byte[] body = get(request -> fallback(request, ZeroCopy.send(request, block, 900, 200), failure));
+        byte[] body = get(request -> fallback(request,
+                ZeroCopy.send(request, files.open(block).orElseThrow(), 900, 200), failure));
 
         assertThat(await(failure)).isInstanceOf(IOException.class).hasMessageContaining("shorter than expected");
         assertThat(new String(body)).as("only what the caller sent instead").isEqualTo("from elsewhere");
     }
 
     @Test
-    void aFileGoneFailsBeforeAnyByteIsSent() throws IOException, InterruptedException {
-        // Evicted between the lookup and the read.
-        Path gone = dir.resolve("evicted");
-        CompletableFuture<Throwable> failure = new CompletableFuture<>();
+    void aBlockEvictedOnceItsSendBeganIsSentWhole() throws IOException, InterruptedException {
+        // The worker unlinks the file between the lookup and the send: the open file is still the whole block.
+        byte[] content = bytes(150_000, 4);
+        Path block = Files.write(dir.resolve("evicted"), content);
 
-        byte[] body = get(request -> fallback(request, ZeroCopy.send(request, gone, 0, 10), failure));
+        byte[] body = get(request -> {
+            OpenBlockFile file = files.open(block).orElseThrow();
+            try {
+                Files.delete(block);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+            request.response().putHeader("Content-Length", Integer.toString(content.length));
+            ZeroCopy.send(request, file, 0, content.length).onComplete(done -> request.response().end());
+        });
 
-        assertThat(await(failure)).isInstanceOf(FileNotFoundException.class);
-        assertThat(new String(body)).isEqualTo("from elsewhere");
+        assertThat(Arrays.equals(body, content)).isTrue();
+        assertThat(files.open(block)).as("and never sent again").isEmpty();
     }
 
     /** What ObjectStream does when a file cannot be sent: the same bytes another way. */

@@ -338,6 +338,41 @@ class S3ApiTest {
     }
 
     @Test
+    @Order(8)
+    void aFileRewrittenOrFreedIsNeverReadFromABlockFileKeptOpen() throws Exception {
+        String shortCircuited = "granary_gateway_bytes_served_total\\{source=\"shortcircuit\"}";
+        // An image whose block is on the worker on this node: its warm read is sent from a file the gateway keeps open.
+        String key = null;
+        for (String image : train.keySet().stream().filter(k -> k.startsWith("images/")).toList()) {
+            assertThat(get("train", image)).isEqualTo(train.get(image));
+            double before = metric(gateway, shortCircuited);
+            assertThat(get("train", image)).isEqualTo(train.get(image));
+            if (metric(gateway, shortCircuited) > before) {
+                key = image;
+                break;
+            }
+        }
+        assertThat(key).as("an image cached on this node").isNotNull();
+        String image = key;
+
+        // The same size, so only the version tells the two apart.
+        byte[] rewritten = bytes(new Random(8), train.get(image).length);
+        s3.putObject(put -> put.bucket("train").key(image), RequestBody.fromBytes(rewritten));
+        train.put(image, rewritten);
+        assertThat(get("train", image)).as("the new version, not the open file of the old").isEqualTo(rewritten);
+        assertThat(get("train", image)).isEqualTo(rewritten);
+
+        given().baseUri(gateway.toString()).delete("/api/v1/datasets/train/cache").then().statusCode(202);
+        await().atMost(Duration.ofSeconds(30)).until(() -> List.of(worker1, worker2).stream().allMatch(worker ->
+                ((Number) given().baseUri(worker).get("/blocks/stats").jsonPath().getMap("cachedBytes")
+                        .getOrDefault("train", 0)).longValue() == 0));
+        double storeReads = underStoreReads();
+        assertThat(get("train", image)).isEqualTo(rewritten);
+        assertThat(underStoreReads()).as("freed: read from the store again, not from a file kept open")
+                .isGreaterThan(storeReads);
+    }
+
+    @Test
     @Order(100)
     void aWorkerKilledDuringAReadDoesNotFailIt() throws Exception {
         Random random = new Random(99);
@@ -369,6 +404,12 @@ class S3ApiTest {
                 assertThat(in.readAllBytes()).as(object.getKey()).isEqualTo(object.getValue());
                 assertThat(in.response().eTag()).isEqualTo(head.eTag());
             }
+        }
+    }
+
+    private byte[] get(String bucket, String key) throws IOException {
+        try (ResponseInputStream<GetObjectResponse> in = s3.getObject(get -> get.bucket(bucket).key(key))) {
+            return in.readAllBytes();
         }
     }
 
