@@ -28,6 +28,7 @@ import jakarta.ws.rs.WebApplicationException;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -48,6 +49,8 @@ public class S3Routes {
             "retention", "legal-hold", "object-lock", "torrent", "restore", "select", "accelerate", "requestPayment",
             "ownershipControls", "publicAccessBlock", "inventory", "analytics", "metrics", "intelligent-tiering",
             "attributes", "delete");
+
+    private static final HexFormat REQUEST_ID = HexFormat.of().withUpperCase();
 
     private final Authenticator authenticator;
     private final NearCache near;
@@ -81,7 +84,7 @@ public class S3Routes {
         HttpServerRequest http = ctx.request();
         http.pause();  // a body is read once the request is known to be allowed and what it is for
         // Unique enough to find a request in the logs; SecureRandom (UUID) would contend on the hot path.
-        String requestId = String.format("%016X", ThreadLocalRandom.current().nextLong());
+        String requestId = REQUEST_ID.toHexDigits(ThreadLocalRandom.current().nextLong());
         long started = System.nanoTime();
         HttpServerResponse response = http.response();
         response.putHeader("x-amz-request-id", requestId).putHeader("Server", "Granary");
