@@ -38,7 +38,7 @@ while (( $# )); do
 done
 LARGE_BYTES=$(( SIZE_MIB << 20 ))
 SMALL_BYTES=$(( FILES * SMALL_KIB * 1024 ))
-WARMUP_FILES=500
+WARMUP_FILES=2000  # enough requests that the gateway's optimising JIT has compiled its paths before they are timed
 WARMUP_MIB=64
 
 cached_bytes() { curl -sf "$WORKER_URL/blocks/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["cachedBytes"].get(sys.argv[1], 0))' "$1"; }
@@ -130,7 +130,7 @@ warm_up() {
     evict warmup
   done
   dataload warmup > /dev/null
-  for _ in 1 2 3 4; do  # the warm path is the cheapest to warm up, and the one most sensitive to the JIT
+  for _ in 1 2 3 4 5 6 7 8; do  # the warm path is the cheapest to warm up, and the one most sensitive to the JIT
     small_rate "$GATEWAY" warmup "$WORK/warmup.keys" > /dev/null
     large_get "$GATEWAY/warmup/big.bin" $(( WARMUP_MIB << 20 )) > /dev/null
   done
