@@ -13,6 +13,8 @@ public final class Topics {
     public static final String BLOCK_EVENTS = "granary.block.events";
     /** Worker liveness and usage, keyed by worker id. */
     public static final String WORKER_HEARTBEATS = "granary.worker.heartbeats";
+    /** Management changes (who did what, when, and how it ended), keyed by the caller's name. */
+    public static final String AUDIT = "granary.audit";
     /** Messages a consumer could not handle, with the reason in the headers of {@link DeadLetter}. */
     public static final String DEADLETTER = "granary.deadletter";
 

@@ -6,6 +6,7 @@ import io.granary.contracts.dataset.FileListing;
 import io.granary.contracts.dataset.MetadataApi;
 import io.granary.contracts.dataset.NodeCache;
 import io.granary.contracts.worker.Worker;
+import io.granary.kit.security.ClusterHeaders;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -14,6 +15,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.rest.client.annotation.RegisterClientHeaders;
 import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 
 import java.util.List;
@@ -30,6 +32,7 @@ import java.util.function.Supplier;
  * but {@link #nodes} block: call them off the event loop.
  */
 @RegisterRestClient(configKey = "metadata")
+@RegisterClientHeaders(ClusterHeaders.class)
 public interface MetadataClient {
 
     @GET

@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
 /**
  * Every service's REST errors as RFC 9457 problem bodies naming the field at fault: bad input (400), a body that
  * is not the JSON the call takes (400, with the JSON path of the bad field), something that does not exist
- * (404) or exists already (409). A service maps its own domain failures (502...) beside these with
+ * (404) or exists already (409), or that the caller may not touch (403). A service maps its own domain failures (502...) beside these with
  * {@link #problem}.
  */
 public class ProblemMappers {
@@ -38,6 +38,11 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response notFound(NotFoundException e) {
         return problem(Problem.of(404, "Not Found", e.getMessage(), e.field()));
+    }
+
+    @ServerExceptionMapper
+    public Response forbidden(ForbiddenException e) {
+        return problem(Problem.of(403, "Forbidden", e.getMessage(), e.field()));
     }
 
     @ServerExceptionMapper

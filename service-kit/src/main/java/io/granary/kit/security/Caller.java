@@ -1,0 +1,37 @@
+package io.granary.kit.security;
+
+import java.util.Set;
+
+/**
+ * Who made a request, once their credential checked out.
+ *
+ * @param name     the identity's name, as audit records it
+ * @param role     what it may do
+ * @param datasets the datasets it may touch; empty: all of them
+ */
+public record Caller(String name, Role role, Set<String> datasets) {
+
+    /** The key of the caller in a request's {@code RoutingContext}. */
+    public static final String CONTEXT_KEY = "granary.caller";
+
+    public Caller {
+        datasets = Set.copyOf(datasets);
+    }
+
+    public static Caller cluster() {
+        return new Caller("cluster", Role.CLUSTER, Set.of());
+    }
+
+    /** Every dataset is this caller's, including ones not created yet (dataset-wide operations need this). */
+    public boolean unscoped() {
+        return datasets.isEmpty();
+    }
+
+    public boolean mayTouch(String dataset) {
+        return datasets.isEmpty() || datasets.contains(dataset);
+    }
+
+    public boolean may(Role needed, String dataset) {
+        return role.allows(needed) && (dataset == null ? unscoped() : mayTouch(dataset));
+    }
+}
