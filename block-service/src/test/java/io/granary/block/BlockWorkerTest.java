@@ -14,6 +14,7 @@ import io.granary.contracts.events.BlockEvent;
 import io.granary.contracts.events.HeartbeatEvent;
 import io.granary.contracts.events.Topics;
 import io.granary.contracts.worker.Medium;
+import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -24,6 +25,7 @@ import io.restassured.http.ContentType;
 import io.smallrye.reactive.messaging.kafka.companion.KafkaCompanion;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.net.Socket;
@@ -31,8 +33,8 @@ import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -61,6 +63,11 @@ import static org.hamcrest.Matchers.equalTo;
 @QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false,
         initArgs = @ResourceArg(name = "services", value = "metadata-service"))
 class BlockWorkerTest {
+
+    @BeforeAll
+    static void asCluster() {
+        RestAssuredAuth.asCluster();
+    }
 
     private static final int MIB = 1 << 20;
     private static final Map<String, byte[]> CONTENT = new HashMap<>();

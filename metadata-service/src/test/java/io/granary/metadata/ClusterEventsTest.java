@@ -4,6 +4,7 @@ import io.granary.contracts.events.DeadLetter;
 import io.granary.contracts.events.Topics;
 import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.KafkaResource;
+import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.S3Resource;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -13,6 +14,7 @@ import io.smallrye.reactive.messaging.kafka.companion.KafkaCompanion;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
@@ -40,6 +42,11 @@ import static org.hamcrest.Matchers.hasItem;
 @QuarkusTestResource(value = S3Resource.class, restrictToAnnotatedClass = false)
 @QuarkusTestResource(value = MetadataStateResource.class, restrictToAnnotatedClass = false)
 class ClusterEventsTest {
+
+    @BeforeAll
+    static void asCluster() {
+        RestAssuredAuth.asCluster();
+    }
 
     @TestHTTPResource
     URI api;

@@ -2,6 +2,7 @@ package io.granary.metadata;
 
 import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.KafkaResource;
+import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.S3Resource;
 import io.granary.ufs.Credentials;
 import io.granary.ufs.ListPage;
@@ -14,6 +15,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -37,6 +39,11 @@ import static org.hamcrest.Matchers.not;
 @QuarkusTestResource(value = S3Resource.class, restrictToAnnotatedClass = false)
 @QuarkusTestResource(value = MetadataStateResource.class, restrictToAnnotatedClass = false)
 class DatasetApiTest {
+
+    @BeforeAll
+    static void asCluster() {
+        RestAssuredAuth.asCluster();
+    }
 
     @TestHTTPResource
     URI api;

@@ -2,12 +2,14 @@ package io.granary.metadata;
 
 import io.granary.contracts.events.Topics;
 import io.granary.devstack.testing.KafkaResource;
+import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.S3Resource;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.reactive.messaging.kafka.companion.KafkaCompanion;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +22,11 @@ import static org.hamcrest.Matchers.equalTo;
 @QuarkusTestResource(value = S3Resource.class, restrictToAnnotatedClass = false)
 @QuarkusTestResource(value = MetadataStateResource.class, restrictToAnnotatedClass = false)
 class MetadataServiceTest {
+
+    @BeforeAll
+    static void asCluster() {
+        RestAssuredAuth.asCluster();
+    }
 
     @ConfigProperty(name = "kafka.bootstrap.servers")
     String bootstrap;

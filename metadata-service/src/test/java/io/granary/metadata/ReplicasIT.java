@@ -5,6 +5,8 @@ import io.granary.devstack.Ports;
 import io.granary.devstack.S3ProxyServer;
 import io.granary.devstack.ServiceProcess;
 import io.granary.devstack.testing.Datasets;
+import io.granary.devstack.testing.Identities;
+import io.granary.devstack.testing.RestAssuredAuth;
 import io.restassured.http.ContentType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -35,6 +37,11 @@ import static org.hamcrest.Matchers.equalTo;
  */
 class ReplicasIT {
 
+    @BeforeAll
+    static void asCluster() {
+        RestAssuredAuth.asCluster();
+    }
+
     private static final String ACCESS_KEY = "replicas-access";
     private static final String SECRET_KEY = "replicas-secret-0123456789";
 
@@ -59,6 +66,7 @@ class ReplicasIT {
         Path secret = Files.createDirectories(dir.resolve("secrets/replicas-s3"));
         Files.writeString(secret.resolve("accessKey"), ACCESS_KEY);
         Files.writeString(secret.resolve("secretKey"), SECRET_KEY);
+        Identities.write(dir.resolve("secrets"));
         clusterPorts = new int[] {Ports.freeForPeers(), Ports.freeForPeers()};
         httpPorts = new int[] {Ports.free(), Ports.free()};
     }

@@ -8,6 +8,7 @@ import io.granary.contracts.events.DeadLetter;
 import io.granary.contracts.events.Topics;
 import io.granary.contracts.worker.Worker;
 import io.granary.devstack.testing.Datasets;
+import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.S3Resource;
 import io.granary.devstack.testing.StackResource;
 import io.granary.preload.service.DataLoads;
@@ -24,6 +25,7 @@ import jakarta.inject.Inject;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;
@@ -55,6 +57,11 @@ import static org.hamcrest.Matchers.equalTo;
 @QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false,
         initArgs = @ResourceArg(name = "services", value = "metadata-service,block-service,block-service"))
 class DataLoadTest {
+
+    @BeforeAll
+    static void asCluster() {
+        RestAssuredAuth.asCluster();
+    }
 
     private static final int MIB = 1 << 20;
 

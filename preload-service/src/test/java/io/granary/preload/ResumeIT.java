@@ -5,6 +5,7 @@ import io.granary.contracts.worker.Worker;
 import io.granary.devstack.Ports;
 import io.granary.devstack.ServiceProcess;
 import io.granary.devstack.testing.Datasets;
+import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
 import io.restassured.http.ContentType;
 import org.junit.jupiter.api.AfterAll;
@@ -28,6 +29,11 @@ import static org.awaitility.Awaitility.await;
  */
 class ResumeIT {
 
+    @BeforeAll
+    static void asCluster() {
+        RestAssuredAuth.asCluster();
+    }
+
     private static StackResource stack;
     private static Map<String, String> config;
 
@@ -48,6 +54,7 @@ class ResumeIT {
         return Map.of(
                 "kafka.bootstrap.servers", config.get("kafka.bootstrap.servers"),
                 "granary.metadata-url", config.get("granary.metadata-url"),
+                "granary.secrets-dir", config.get("granary.secrets-dir"),
                 "granary.preload.data-dir", data.toString(),
                 "granary.preload.bandwidth-limit", "8MiB");
     }

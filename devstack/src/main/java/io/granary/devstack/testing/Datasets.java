@@ -47,10 +47,19 @@ public final class Datasets {
         return "{\"uri\":\"" + dir.toAbsolutePath().toUri() + "\"}";
     }
 
-    /** Creates the dataset (a 201, or this throws with the answer) and waits until it is Bound. */
+    /** As the test systems' admin ({@link Identities#ADMIN}). */
     public static void createBound(URI api, String spec) {
+        createBound(api, Identities.ADMIN.authorization(), spec);
+    }
+
+    /**
+     * Creates the dataset (a 201, or this throws with the answer) and waits until it is Bound.
+     *
+     * @param authorization the {@code Authorization} header of an admin
+     */
+    public static void createBound(URI api, String authorization, String spec) {
         HttpResponse<String> created = send(HttpRequest.newBuilder(api.resolve("/api/v1/datasets"))
-                .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(spec)).build());
+                .header("Authorization", authorization).header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(spec)).build());
         if (created.statusCode() != 201) {
             throw new IllegalStateException("creating " + spec + " answered " + created.statusCode() + ": "
                     + created.body());
@@ -59,15 +68,21 @@ public final class Datasets {
         if (!name.find()) {
             throw new IllegalArgumentException("the spec names no dataset: " + spec);
         }
-        awaitBound(api, name.group(1));
+        awaitBound(api, authorization, name.group(1));
+    }
+
+    /** As the test systems' admin ({@link Identities#ADMIN}). */
+    public static void awaitBound(URI api, String name) {
+        awaitBound(api, Identities.ADMIN.authorization(), name);
     }
 
     /** Waits until the dataset's metadata is listed; throws at once if it turns Failed. */
-    public static void awaitBound(URI api, String name) {
+    public static void awaitBound(URI api, String authorization, String name) {
         Instant deadline = Instant.now().plus(BOUND_WITHIN);
         String last = "";
         while (Instant.now().isBefore(deadline)) {
-            HttpResponse<String> got = send(HttpRequest.newBuilder(api.resolve("/api/v1/datasets/" + name)).build());
+            HttpResponse<String> got = send(HttpRequest.newBuilder(api.resolve("/api/v1/datasets/" + name))
+                    .header("Authorization", authorization).build());
             last = got.statusCode() + " " + got.body();
             Matcher phase = PHASE.matcher(got.body());
             if (got.statusCode() == 200 && phase.find()) {

@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * A real S3 server (S3Proxy) for a Quarkus test: {@code @QuarkusTestResource(S3Resource.class)}. The endpoint and
  * keys are exposed as {@code devstack.s3.*} properties, and the credentials as the secret
- * {@code devstack-s3} in a Kubernetes-style secrets directory ({@code granary.secrets-dir}).
+ * {@code devstack-s3} in a Kubernetes-style secrets directory ({@code granary.secrets-dir}), beside the cluster
+ * credential and the test {@link Identities}.
  */
 public class S3Resource implements QuarkusTestResourceLifecycleManager {
 
@@ -30,6 +31,7 @@ public class S3Resource implements QuarkusTestResourceLifecycleManager {
             Path secret = Files.createDirectories(dir.resolve("secrets").resolve(CREDENTIALS_REF));
             Files.writeString(secret.resolve("accessKey"), ACCESS_KEY);
             Files.writeString(secret.resolve("secretKey"), SECRET_KEY);
+            Identities.write(dir.resolve("secrets"));
             server = S3ProxyServer.start(dir.resolve("server"), ACCESS_KEY, SECRET_KEY);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

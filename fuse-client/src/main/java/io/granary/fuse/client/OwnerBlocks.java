@@ -22,8 +22,12 @@ public final class OwnerBlocks {
     private final HttpClient http;
     private final Duration timeout;
 
-    public OwnerBlocks(Duration timeout) {
+    private final String authorization;
+
+    /** @param authorization the cluster credential, which a worker asks of every caller */
+    public OwnerBlocks(Duration timeout, String authorization) {
         this.timeout = timeout;
+        this.authorization = authorization;
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2))
                 .build();
     }
@@ -48,7 +52,8 @@ public final class OwnerBlocks {
     public byte[] block(Worker owner, String dataset, FileInfo file, int index, int length)
             throws IOException, InterruptedException {
         URI uri = URI.create(owner.address() + BlockApi.blockUri(dataset, index, file.path(), file.etag()));
-        HttpResponse<InputStream> response = http.send(HttpRequest.newBuilder(uri).timeout(timeout).build(),
+        HttpResponse<InputStream> response = http.send(HttpRequest.newBuilder(uri).timeout(timeout)
+                        .header("Authorization", authorization).build(),
                 HttpResponse.BodyHandlers.ofInputStream());
         try (InputStream body = response.body()) {
             if (response.statusCode() != 200) {
@@ -74,7 +79,8 @@ public final class OwnerBlocks {
             throws IOException, InterruptedException {
         HttpResponse<Void> response = http.send(HttpRequest.newBuilder(URI.create(owner.address()
                         + BlockApi.blockUri(dataset, index, file.path(), file.etag()))).timeout(timeout)
-                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
+                .header("Authorization", authorization).method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.discarding());
         if (response.statusCode() != 200) {
             throw new OwnerFailed("owner " + owner.id() + " answered " + response.statusCode() + " to a fill of block "
                     + index + " of " + file.path(), response.statusCode());

@@ -9,6 +9,7 @@ import io.granary.fuse.tree.Namespace;
 import io.granary.kit.client.LiveWorkers;
 import io.granary.kit.client.MetadataClient;
 import io.granary.kit.config.GranaryConfig;
+import io.granary.kit.security.ClusterCredential;
 import io.granary.ufs.MountedStores;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -60,8 +61,8 @@ public class MountBeans {
     @Produces
     @ApplicationScoped
     BlockReads blockReads(LiveWorkers workers, FuseConfig config, GranaryConfig shared, MountedStores stores,
-                          FuseMetrics metrics) {
-        return new BlockReads(workers, new OwnerBlocks(config.ownerTimeout()), shared.node(), stores, metrics,
+                          FuseMetrics metrics, ClusterCredential cluster) {
+        return new BlockReads(workers, new OwnerBlocks(config.ownerTimeout(), cluster.authorization()), shared.node(), stores, metrics,
                 ByteSize.parse("granary.fuse.block-cache", config.blockCache()), config.readAhead(), fetchers);
     }
 

@@ -6,8 +6,6 @@ import io.smallrye.config.WithDefault;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
 
 /** Configuration of the gateway, under {@code granary.gateway}. */
 @ConfigMapping(prefix = "granary.gateway")
@@ -35,10 +33,7 @@ public interface GatewayConfig {
 
     interface Auth {
 
-        /** Names of the secrets (as credentialsRef) whose access keys may use the S3 API. */
-        Optional<List<String>> credentialsRefs();
-
-        /** Allow unsigned requests (read and write) as an anonymous caller. */
+        /** Let unsigned S3 requests list and read every dataset, as an anonymous reader. */
         @WithDefault("false")
         boolean anonymous();
     }

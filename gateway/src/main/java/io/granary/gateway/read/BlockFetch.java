@@ -46,12 +46,13 @@ final class BlockFetch {
     }
 
     static BlockFetch start(Vertx vertx, HttpClient client, Worker owner, String dataset, FileInfo file,
-                            BlockSlice slice, long timeoutMillis) {
+                            BlockSlice slice, long timeoutMillis, String authorization) {
         BlockFetch fetch = new BlockFetch(vertx, owner, slice, timeoutMillis);
         URI base = URI.create(owner.address());
         String uri = BlockApi.blockUri(dataset, slice.index(), file.path(), file.etag());
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET)
                 .setHost(base.getHost()).setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(uri)
+                .putHeader("Authorization", authorization)
                 .putHeader("Range", "bytes=" + slice.offsetInBlock() + '-' + (slice.offsetInBlock() + slice.length() - 1));
         fetch.arm();
         client.request(options).compose(request -> {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.worker.Worker;
+import io.granary.kit.security.ClusterCredential;
 import io.quarkus.scheduler.Scheduled;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -15,6 +16,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
 import java.util.HashMap;
@@ -37,8 +39,16 @@ public class LocalReadReports {
     private final Map<Target, Pending> pending = new ConcurrentHashMap<>();
     private final HttpClient client;
     private final ObjectMapper json;
+    private final String authorization;
 
-    LocalReadReports(Vertx vertx, ObjectMapper json) {
+    @Inject
+    LocalReadReports(Vertx vertx, ObjectMapper json, ClusterCredential cluster) {
+        this(vertx, json, cluster.authorization());
+    }
+
+    /** With the credential given: tests make one without the configuration. */
+    LocalReadReports(Vertx vertx, ObjectMapper json, String authorization) {
+        this.authorization = authorization;
         this.client = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(4).setKeepAlive(true)
                 .setConnectTimeout(2000).setIdleTimeout(30));
         this.json = json;
@@ -71,7 +81,7 @@ public class LocalReadReports {
         }
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST)
                 .setAbsoluteURI(target.address() + BlockApi.readsPath(target.dataset()))
-                .putHeader("Content-Type", "application/json");
+                .putHeader("Authorization", authorization).putHeader("Content-Type", "application/json");
         return client.request(options).compose(request -> request.send(Buffer.buffer(body)))
                 .compose(response -> response.body().compose(answer -> response.statusCode() == 204
                         ? Future.<Void>succeededFuture()

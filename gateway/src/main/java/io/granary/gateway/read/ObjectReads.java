@@ -7,6 +7,7 @@ import io.granary.contracts.dataset.FileInfo;
 import io.granary.gateway.config.GatewayConfig;
 import io.granary.gateway.metrics.GatewayMetrics;
 import io.granary.kit.client.LiveWorkers;
+import io.granary.kit.security.ClusterCredential;
 import io.granary.ufs.MountedStores;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -32,9 +33,11 @@ public class ObjectReads {
     final LocalReadReports localReads;
     final int readAhead;
     final long ownerTimeoutMillis;
+    final String clusterAuthorization;
 
     ObjectReads(Vertx vertx, LiveWorkers liveWorkers, ShortCircuit shortCircuit, MountedStores stores,
-                GatewayMetrics metrics, WorkerLoads loads, LocalReadReports localReads, GatewayConfig config) {
+                GatewayMetrics metrics, WorkerLoads loads, LocalReadReports localReads, GatewayConfig config,
+                ClusterCredential cluster) {
         this.loads = loads;
         this.localReads = localReads;
         this.vertx = vertx;
@@ -46,6 +49,7 @@ public class ObjectReads {
         this.metrics = metrics;
         this.readAhead = config.read().readAhead();
         this.ownerTimeoutMillis = config.read().ownerTimeout().toMillis();
+        this.clusterAuthorization = cluster.authorization();
     }
 
     /**

@@ -209,7 +209,8 @@ final class ObjectStream {
     }
 
     private BlockFetch start(BlockSlice slice, Worker owner) {
-        return BlockFetch.start(reads.vertx, reads.workers, owner, dataset.name(), file, slice, reads.ownerTimeoutMillis);
+        return BlockFetch.start(reads.vertx, reads.workers, owner, dataset.name(), file, slice, reads.ownerTimeoutMillis,
+                reads.clusterAuthorization);
     }
 
     private void advance() {

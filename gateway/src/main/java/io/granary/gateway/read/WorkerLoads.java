@@ -8,6 +8,7 @@ import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.config.GatewayConfig;
+import io.granary.kit.security.ClusterCredential;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -32,18 +33,20 @@ public class WorkerLoads {
     private final HttpClient client;
     private final ObjectMapper json;
     private final long timeoutMillis;
+    private final String authorization;
 
     @Inject
-    WorkerLoads(Vertx vertx, ObjectMapper json, GatewayConfig config) {
-        this(vertx, json, config.read().ownerTimeout().toMillis());
+    WorkerLoads(Vertx vertx, ObjectMapper json, GatewayConfig config, ClusterCredential cluster) {
+        this(vertx, json, config.read().ownerTimeout().toMillis(), cluster.authorization());
     }
 
-    /** With the owner timeout given: tests make one without the configuration. */
-    WorkerLoads(Vertx vertx, ObjectMapper json, long timeoutMillis) {
+    /** With the owner timeout and credential given: tests make one without the configuration. */
+    WorkerLoads(Vertx vertx, ObjectMapper json, long timeoutMillis, String authorization) {
         this.client = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(16).setKeepAlive(true)
                 .setTcpNoDelay(true).setConnectTimeout(2000));
         this.json = json;
         this.timeoutMillis = timeoutMillis;
+        this.authorization = authorization;
     }
 
     /** @return fails when the worker cannot be reached, is silent past the owner timeout, or answers an error */
@@ -56,6 +59,7 @@ public class WorkerLoads {
         }
         URI base = URI.create(owner.address());
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setHost(base.getHost())
+                .putHeader("Authorization", authorization)
                 .setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(BlockApi.ROOT + "/load")
                 .setIdleTimeout(timeoutMillis).putHeader("Content-Type", "application/json");
         return client.request(options).compose(request -> request.send(body))
@@ -74,6 +78,7 @@ public class WorkerLoads {
     public Future<Void> fill(Worker owner, String dataset, FileInfo file, int index) {
         URI base = URI.create(owner.address());
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.HEAD).setHost(base.getHost())
+                .putHeader("Authorization", authorization)
                 .setPort(base.getPort() < 0 ? 80 : base.getPort())
                 .setURI(BlockApi.blockUri(dataset, index, file.path(), file.etag())).setIdleTimeout(timeoutMillis);
         return client.request(options).compose(HttpClientRequest::send)

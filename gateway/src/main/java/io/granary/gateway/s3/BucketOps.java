@@ -5,6 +5,7 @@ import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.dataset.FileListing;
 import io.granary.gateway.client.NearCache;
 import io.granary.kit.client.MetadataClient;
+import io.granary.kit.security.Caller;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
@@ -32,11 +33,15 @@ public class BucketOps {
         this.near = near;
     }
 
-    String listBuckets() {
+    /** The datasets the caller may touch, as buckets. */
+    String listBuckets(Caller caller) {
         Xml xml = Xml.document("ListAllMyBucketsResult")
                 .open("Owner").element("ID", "granary").element("DisplayName", "granary").close("Owner")
                 .open("Buckets");
         for (Dataset dataset : metadata.datasets()) {
+            if (!caller.mayTouch(dataset.name())) {
+                continue;
+            }
             Instant created = dataset.status() == null || dataset.status().createdAt() == null ? Instant.EPOCH
                     : dataset.status().createdAt();
             xml.open("Bucket").element("Name", dataset.name()).element("CreationDate", Xml.timestamp(created))

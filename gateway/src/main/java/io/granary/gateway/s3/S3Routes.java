@@ -7,6 +7,8 @@ import io.granary.gateway.client.NearCache;
 import io.granary.gateway.config.GatewayConfig;
 import io.granary.gateway.metrics.GatewayMetrics;
 import io.granary.gateway.write.ObjectWrites;
+import io.granary.kit.security.Caller;
+import io.granary.kit.security.Role;
 import io.granary.ufs.AccessDeniedException;
 import io.granary.ufs.InvalidPartException;
 import io.granary.ufs.ObjectChangedException;
@@ -98,18 +100,34 @@ public class S3Routes {
             parsed[0] = request;
             Principal principal = authenticator.authenticate(http);
             operation[0] = S3Operation.of(request);
+            Caller caller = authenticator.caller(principal);
+            authorize(caller, request, operation[0]);
             if (!operation[0].readsBody()) {
                 http.resume();  // any body is not ours to read: let it drain, so the connection can go on
             } else if ("100-continue".equalsIgnoreCase(http.getHeader("Expect"))) {
                 response.writeContinue();  // boto3 waits for it before sending an upload's body
             }
-            dispatch(ctx, request, principal, operation[0]).onFailure(failure -> fail(parsed[0], http, failure, requestId));
+            dispatch(ctx, request, principal, caller, operation[0]).onFailure(failure -> fail(parsed[0], http, failure, requestId));
         } catch (RuntimeException failure) {
             fail(parsed[0] != null ? parsed[0] : new S3Request(http, null, null, http.path()), http, failure, requestId);
         }
     }
 
-    private Future<?> dispatch(RoutingContext ctx, S3Request request, Principal principal, S3Operation operation) {
+    /** A reader lists and reads, a writer also writes and deletes, and each only in the datasets it may touch. */
+    private static void authorize(Caller caller, S3Request request, S3Operation operation) {
+        Role needs = switch (operation) {
+            case PUT_OBJECT, CREATE_MULTIPART_UPLOAD, UPLOAD_PART, COMPLETE_MULTIPART_UPLOAD,
+                 ABORT_MULTIPART_UPLOAD, DELETE_OBJECT -> Role.WRITER;
+            default -> Role.READER;
+        };
+        if (!caller.role().allows(needs) || request.bucket() != null && !request.bucket().isEmpty()
+                && !caller.mayTouch(request.bucket())) {
+            throw S3Exception.accessDenied("Access Denied");
+        }
+    }
+
+    private Future<?> dispatch(RoutingContext ctx, S3Request request, Principal principal, Caller caller,
+                               S3Operation operation) {
         if (request.header("x-amz-copy-source") != null) {
             throw S3Exception.notImplemented("CopyObject and UploadPartCopy");  // never a PUT of its empty body
         }
@@ -123,7 +141,7 @@ public class S3Routes {
         }
         HttpServerResponse response = request.http().response();
         return switch (operation) {
-            case LIST_BUCKETS -> blocking(ctx, buckets::listBuckets).compose(xml -> ok(response, xml));
+            case LIST_BUCKETS -> blocking(ctx, () -> buckets.listBuckets(caller)).compose(xml -> ok(response, xml));
             case HEAD_BUCKET -> blocking(ctx, () -> dataset(request)).compose(d -> response.end());
             case GET_BUCKET_LOCATION -> blocking(ctx, () -> dataset(request))
                     .compose(d -> ok(response, buckets.location(region)));

@@ -8,6 +8,7 @@ import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.metrics.GatewayMetrics;
 import io.granary.kit.client.LiveWorkers;
+import io.granary.kit.security.ClusterCredential;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.file.AsyncFile;
@@ -41,9 +42,11 @@ public class CachePush {
     private final HttpClient client;
     private final LiveWorkers liveWorkers;
     private final GatewayMetrics metrics;
+    private final String authorization;
 
-    CachePush(Vertx vertx, LiveWorkers liveWorkers, GatewayMetrics metrics) {
+    CachePush(Vertx vertx, LiveWorkers liveWorkers, GatewayMetrics metrics, ClusterCredential cluster) {
         this.vertx = vertx;
+        this.authorization = cluster.authorization();
         // Idle on the connection, either way: a request's own idle timeout only counts response bytes, and a
         // large block takes a while to send before the worker answers.
         this.client = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(16).setKeepAlive(true)
@@ -84,6 +87,7 @@ public class CachePush {
         URI base = URI.create(owner.address());
         String uri = BlockApi.blockUri(dataset, index, file.path(), file.etag());
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.PUT).setHost(base.getHost())
+                .putHeader("Authorization", authorization)
                 .setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(uri)
                 .putHeader("Content-Length", Long.toString(length));
         return vertx.fileSystem().open(staged.toString(), new OpenOptions().setRead(true)).compose(body -> {

@@ -103,7 +103,7 @@ class BlockFetchTest {
     private byte[] read(Worker from, CompletableFuture<Outcome> outcome) throws IOException, InterruptedException {
         gateway = Local.server(vertx, request -> {
             request.response().setChunked(true);
-            BlockFetch fetch = BlockFetch.start(vertx, workers, from, "imagenet", FILE, SLICE, TIMEOUT_MILLIS);
+            BlockFetch fetch = BlockFetch.start(vertx, workers, from, "imagenet", FILE, SLICE, TIMEOUT_MILLIS, "Bearer test");
             fetch.pipeTo(request.response()).onComplete(piped -> {
                 outcome.complete(new Outcome(piped.cause(), fetch.written()));
                 request.response().end();
@@ -226,7 +226,7 @@ class BlockFetchTest {
         // As ObjectStream does when the client goes away right after the fetch was started: on the event loop,
         // before the connection to the owner is even there.
         vertx.runOnContext(now -> {
-            BlockFetch fetch = BlockFetch.start(vertx, workers, silent, "imagenet", FILE, SLICE, TIMEOUT_MILLIS);
+            BlockFetch fetch = BlockFetch.start(vertx, workers, silent, "imagenet", FILE, SLICE, TIMEOUT_MILLIS, "Bearer test");
             fetch.cancel();
             started.complete(fetch);
         });

@@ -56,7 +56,7 @@ class LocalReadReportsTest {
 
     @BeforeEach
     void create() {
-        reports = new LocalReadReports(vertx, JSON);
+        reports = new LocalReadReports(vertx, JSON, "Bearer test");
     }
 
     @AfterEach

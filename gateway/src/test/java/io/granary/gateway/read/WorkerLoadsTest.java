@@ -34,7 +34,7 @@ class WorkerLoadsTest {
             new BlockRef("train/a b.jpg", "e1", 1));
     private static Vertx vertx;
 
-    private final WorkerLoads loads = new WorkerLoads(vertx, JSON, TIMEOUT_MILLIS);
+    private final WorkerLoads loads = new WorkerLoads(vertx, JSON, TIMEOUT_MILLIS, "Bearer test");
     private HttpServer server;
 
     @BeforeAll

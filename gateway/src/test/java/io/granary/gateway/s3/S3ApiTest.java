@@ -2,6 +2,7 @@ package io.granary.gateway.s3;
 
 import io.granary.contracts.events.Topics;
 import io.granary.devstack.testing.Datasets;
+import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.S3Resource;
 import io.granary.devstack.testing.StackResource;
 import io.granary.ufs.Credentials;
@@ -68,6 +69,11 @@ import static org.awaitility.Awaitility.await;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class S3ApiTest {
+
+    @BeforeAll
+    static void asCluster() {
+        RestAssuredAuth.asCluster();
+    }
 
     /** Every service counts its requests to the under-store the same way. */
     private static final String UNDER_STORE_READS = "granary_understore_requests_total\\{op=\"read\"}";

@@ -14,19 +14,32 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
-/** A raw request signed by the AWS SDK's own signer: for what the S3 client will not send (garbage XML, ?acl). */
+/**
+ * A raw request signed by the AWS SDK's own signer: for what the S3 client will not send (garbage XML, ?acl), and
+ * for management calls signed as any AWS-signing client signs them.
+ */
 final class Signed {
 
     private Signed() {
     }
 
     static HttpResponse<String> send(URI gateway, String method, String pathAndQuery, byte[] body) throws Exception {
+        return send(gateway, S3Resource.ACCESS_KEY, S3Resource.SECRET_KEY, method, pathAndQuery, body, body);
+    }
+
+    /** Signed with the given keys for {@code signedBody}, and sent with {@code body} (the same, or a forgery). */
+    static HttpResponse<String> send(URI gateway, String accessKey, String secretKey, String method,
+                                     String pathAndQuery, byte[] signedBody, byte[] body) throws Exception {
         URI uri = gateway.resolve(pathAndQuery);
-        SdkHttpRequest request = SdkHttpRequest.builder().uri(uri).method(SdkHttpMethod.fromValue(method)).build();
+        SdkHttpRequest.Builder unsigned = SdkHttpRequest.builder().uri(uri).method(SdkHttpMethod.fromValue(method));
+        if (body != null && pathAndQuery.startsWith("/api/")) {
+            unsigned.putHeader("Content-Type", "application/json");
+        }
+        SdkHttpRequest request = unsigned.build();
         SignedRequest signed = AwsV4HttpSigner.create().sign(sign -> sign
                 .request(request)
-                .payload(body == null ? null : ContentStreamProvider.fromByteArray(body))
-                .identity(AwsCredentialsIdentity.create(S3Resource.ACCESS_KEY, S3Resource.SECRET_KEY))
+                .payload(signedBody == null ? null : ContentStreamProvider.fromByteArray(signedBody))
+                .identity(AwsCredentialsIdentity.create(accessKey, secretKey))
                 .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
                 .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
                 .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false)

@@ -11,10 +11,13 @@ import io.granary.contracts.dataset.MetadataApi;
 import io.granary.contracts.dataset.NodeCache;
 import io.granary.contracts.validation.ValidationException;
 import io.granary.kit.rest.NotFoundException;
+import io.granary.kit.security.AccessFilter;
+import io.granary.kit.security.Caller;
 import io.granary.metadata.service.CacheStatistics;
 import io.granary.metadata.service.DatasetService;
 import io.granary.metadata.store.FileTree;
 import io.micrometer.core.annotation.Timed;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
@@ -66,8 +69,9 @@ public class DatasetResource {
     }
 
     @GET
-    public List<Dataset> list() {
-        return datasets.list();
+    public List<Dataset> list(RoutingContext ctx) {
+        Caller caller = AccessFilter.caller(ctx);
+        return datasets.list().stream().filter(dataset -> caller.mayTouch(dataset.name())).toList();
     }
 
     @GET

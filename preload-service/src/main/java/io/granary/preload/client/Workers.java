@@ -1,5 +1,6 @@
 package io.granary.preload.client;
 
+import io.granary.kit.security.ClusterHeaders;
 import io.quarkus.rest.client.reactive.QuarkusRestClientBuilder;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -13,12 +14,18 @@ import java.util.concurrent.TimeUnit;
 public class Workers {
 
     private final Map<String, WorkerApi> clients = new ConcurrentHashMap<>();
+    private final ClusterHeaders headers;
+
+    Workers(ClusterHeaders headers) {
+        this.headers = headers;
+    }
 
     public WorkerApi at(String address) {
         return clients.computeIfAbsent(address, base -> QuarkusRestClientBuilder.newBuilder()
                 .baseUri(URI.create(base))
                 .connectTimeout(2, TimeUnit.SECONDS)
                 .readTimeout(10, TimeUnit.MINUTES)  // a batch of large blocks from a slow store takes a while
+                .clientHeadersFactory(headers)  // a worker takes no call without the cluster credential
                 .build(WorkerApi.class));
     }
 }

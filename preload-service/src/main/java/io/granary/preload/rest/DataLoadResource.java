@@ -4,8 +4,13 @@ import io.granary.contracts.dataload.DataLoadApi;
 import io.granary.contracts.dataload.DataLoadSpec;
 import io.granary.contracts.dataload.DataLoadStatus;
 import io.granary.contracts.validation.ValidationException;
+import io.granary.kit.rest.ForbiddenException;
+import io.granary.kit.security.AccessFilter;
+import io.granary.kit.security.Caller;
+import io.granary.preload.service.DataLoadNotFoundException;
 import io.granary.preload.service.DataLoads;
 import io.smallrye.mutiny.Multi;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -34,23 +39,25 @@ public class DataLoadResource {
     /** 202 with the load's id; 400 naming the field for bad input or an unknown dataset. */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response create(DataLoadSpec spec) {
+    public Response create(DataLoadSpec spec, RoutingContext ctx) {
         if (spec == null) {
             throw new ValidationException("body", "a DataLoad is required");
         }
+        allowed(ctx, spec.dataset());
         DataLoadStatus status = loads.submit(null, spec.validate());
         return Response.accepted(Map.of("id", status.id(), "status", status)).build();
     }
 
     @GET
-    public List<DataLoadStatus> list() {
-        return loads.list();
+    public List<DataLoadStatus> list(RoutingContext ctx) {
+        Caller caller = AccessFilter.caller(ctx);
+        return loads.list().stream().filter(load -> caller.mayTouch(load.dataset())).toList();
     }
 
     @GET
     @Path(DataLoadApi.DATALOAD)
-    public DataLoadStatus get(@PathParam("id") String id) {
-        return loads.get(id);
+    public DataLoadStatus get(@PathParam("id") String id, RoutingContext ctx) {
+        return allowed(ctx, loads.get(id));
     }
 
     /** The status now, then each change (about twice a second while loading), until the load ends. */
@@ -58,13 +65,31 @@ public class DataLoadResource {
     @Path(DataLoadApi.EVENTS)
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @RestStreamElementType(MediaType.APPLICATION_JSON)
-    public Multi<DataLoadStatus> events(@PathParam("id") String id) {
+    public Multi<DataLoadStatus> events(@PathParam("id") String id, RoutingContext ctx) {
+        allowed(ctx, loads.get(id));
         return loads.events(id);
     }
 
     @DELETE
     @Path(DataLoadApi.DATALOAD)
-    public Response cancel(@PathParam("id") String id) {
+    public Response cancel(@PathParam("id") String id, RoutingContext ctx) {
+        allowed(ctx, loads.get(id));
         return Response.accepted(loads.cancel(id)).build();
+    }
+
+    /** A load's dataset must be one the caller may touch; a load of another's looks like none at all. */
+    private static DataLoadStatus allowed(RoutingContext ctx, DataLoadStatus load) {
+        if (!AccessFilter.caller(ctx).mayTouch(load.dataset())) {
+            throw new DataLoadNotFoundException(load.id());
+        }
+        return load;
+    }
+
+    private static void allowed(RoutingContext ctx, String dataset) {
+        Caller caller = AccessFilter.caller(ctx);
+        if (dataset != null && !caller.mayTouch(dataset)) {
+            throw new ForbiddenException("dataset", "identity '" + caller.name() + "' may not touch dataset '"
+                    + dataset + "'");
+        }
     }
 }
