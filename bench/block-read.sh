@@ -38,12 +38,14 @@ create_dataset bench bench "${BLOCK_MIB}MiB"
 ETAG=$(etag_of bench object.bin)
 
 block_url() { echo "$WORKER/blocks/bench/$1?path=object.bin&etag=$ETAG"; }
-for (( i = 0; i < BLOCKS; i++ )); do curl -sf -o /dev/null "$(block_url "$i")"; done   # cold: fill every block
+# A worker's block API takes Granary's own cluster credential only, as the gateway sends it.
+CLUSTER_AUTH="Authorization: Bearer $(cat "$SECRETS/granary-cluster/token")"
+for (( i = 0; i < BLOCKS; i++ )); do curl -sf -H "$CLUSTER_AUTH" -o /dev/null "$(block_url "$i")"; done   # cold: fill every block
 
 echo "measuring ($ROUNDS rounds of $BLOCKS blocks of $BLOCK_MIB MiB) ..." >&2
 for (( r = 0; r < ROUNDS; r++ )); do
   for (( i = 0; i < BLOCKS; i++ )); do
-    curl -sf -o /dev/null -w '%{size_download} %{time_total} %header{x-granary-level}\n' "$(block_url "$i")"
+    curl -sf -H "$CLUSTER_AUTH" -o /dev/null -w '%{size_download} %{time_total} %header{x-granary-level}\n' "$(block_url "$i")"
   done
 done > "$WORK/warm.txt"
 for (( r = 0; r < ROUNDS; r++ )); do

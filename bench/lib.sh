@@ -73,6 +73,7 @@ start_s3() {  # start_s3 [NETNS HOST]: S3Proxy on loopback, or on HOST inside th
   mkdir -p "$SECRETS/bench-s3"
   printf '%s' "$S3_ACCESS" > "$SECRETS/bench-s3/accessKey"
   printf '%s' "$S3_SECRET" > "$SECRETS/bench-s3/secretKey"
+  ensure_access "$SECRETS" bench-s3   # the cluster credential, and bench-s3's keys as the admin's (GRANARY_AUTH)
 }
 
 # nginx with proxy_cache in front of the store: the reference cache for the S3 rows, what a team would put there
@@ -158,7 +159,7 @@ start_worker() {  # start_worker ID MEM-QUOTA DISK-QUOTA: prints nothing, sets W
   WORKER_URL="http://127.0.0.1:$port"
 }
 
-etag_of() { curl -sf "$METADATA_URL/api/v1/datasets/$1/files/$2" | python3 -c 'import json,sys; print(json.load(sys.stdin)["etag"])'; }
+etag_of() { api_curl -sf "$METADATA_URL/api/v1/datasets/$1/files/$2" | python3 -c 'import json,sys; print(json.load(sys.stdin)["etag"])'; }
 
 start_preload() {  # sets PRELOAD_URL
   PRELOAD_PORT=$(free_port)
@@ -168,22 +169,21 @@ start_preload() {  # sets PRELOAD_URL
 
 start_gateway() {  # sets GATEWAY; workers on this machine are read by short-circuit (same node)
   local port; port=$(free_port)
-  start_service gateway "$port" -Dgranary.gateway.auth.credentials-refs=bench-s3 \
-    -Dgranary.gateway.read.membership-refresh=1s
+  start_service gateway "$port" -Dgranary.gateway.read.membership-refresh=1s
   GATEWAY="http://127.0.0.1:$port"
   wait_until 30 "$WORK/gateway-$port.log" \
-    bash -c "curl -sf '$METADATA_URL/api/v1/workers' | grep -q '\"live\":true'"
+    bash -c "curl -sf -H 'Authorization: $GRANARY_AUTH' '$METADATA_URL/api/v1/workers' | grep -q '\"live\":true'"
 }
 
 dataload() {  # dataload DATASET: a DataLoad of the whole dataset, polled until Complete; prints its id
   local id phase
-  id=$(curl -sf -XPOST "$PRELOAD_URL/api/v1/dataloads" -H 'content-type: application/json' \
+  id=$(api_curl -sf -XPOST "$PRELOAD_URL/api/v1/dataloads" -H 'content-type: application/json' \
     -d "{\"dataset\":\"$1\",\"targets\":[{\"path\":\"/\"}]}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
   # curl and grep only while polling: a Python per poll would take CPU from the load being timed.
-  while phase=$(curl -sf "$PRELOAD_URL/api/v1/dataloads/$id" | grep -o '"phase":"[A-Za-z]*"'); do
+  while phase=$(api_curl -sf "$PRELOAD_URL/api/v1/dataloads/$id" | grep -o '"phase":"[A-Za-z]*"'); do
     case $phase in
       *Complete*) echo "$id"; return ;;
-      *Failed* | *Cancelled*) die "DataLoad of $1: $(curl -sf "$PRELOAD_URL/api/v1/dataloads/$id")" ;;
+      *Failed* | *Cancelled*) die "DataLoad of $1: $(api_curl -sf "$PRELOAD_URL/api/v1/dataloads/$id")" ;;
     esac
     sleep 0.2
   done

@@ -78,7 +78,7 @@ timed() { local start end; start=$(date +%s.%N); "$@" > "$WORK/timed.out"; end=$
 HEAP_BEFORE=$(heap_used)
 LOAD_SECS=$(timed create_dataset_over many "{\"uri\":\"file://$WORK/local/many\"}" 16MiB 600)
 HEAP_AFTER=$(heap_used)
-COUNT=$(curl -sf "$METADATA_URL/api/v1/datasets/many" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["fileCount"])')
+COUNT=$(api_curl -sf "$METADATA_URL/api/v1/datasets/many" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["fileCount"])')
 [[ $COUNT == "$FILES" ]] || die "dataset many has $COUNT files, expected $FILES"
 LIST_SECS=$(timed list_cache many)
 [[ $(cat "$WORK/timed.out") == "$FILES" ]] || die "the cache listed $(cat "$WORK/timed.out") files"

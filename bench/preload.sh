@@ -48,7 +48,7 @@ python3 "$ROOT/bench/s3.py" put "$S3_URL" "$S3_ACCESS" "$S3_SECRET" bench "$WORK
 TOTAL_BYTES=$(find "$WORK/gen" -type f -printf "%s\n" | awk "{ s += \$1 } END { print s }")
 rm -rf "$WORK/gen"
 create_dataset bench bench 16MiB
-wait_until 60 "$WORK/kafka.log" bash -c "curl -sf '$METADATA_URL/api/v1/workers' | grep -o '\"live\":true' | wc -l | grep -q 2"
+wait_until 60 "$WORK/kafka.log" bash -c "curl -sf -H 'Authorization: $GRANARY_AUTH' '$METADATA_URL/api/v1/workers' | grep -o '\"live\":true' | wc -l | grep -q 2"
 
 # A short DataLoad first, so the services' JIT has compiled the load path: the table is about steady state.
 echo "warming the services up with a small DataLoad ..." >&2
@@ -66,7 +66,7 @@ START=$(date +%s.%N)
 ID=$(dataload bench)
 END=$(date +%s.%N)
 PRELOAD_SECS=$(python3 -c "print(f'{$END - $START:.3f}')")
-PRELOADED=$(curl -sf "$PRELOAD_URL/api/v1/dataloads/$ID" | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["filesDone"], s["bytesDone"])')
+PRELOADED=$(api_curl -sf "$PRELOAD_URL/api/v1/dataloads/$ID" | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["filesDone"], s["bytesDone"])')
 read -r _ PRE_BYTES <<< "$PRELOADED"
 [[ $PRE_BYTES == "$TOTAL_BYTES" ]] || die "preloaded $PRE_BYTES bytes of $TOTAL_BYTES"
 

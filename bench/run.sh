@@ -41,8 +41,8 @@ SMALL_BYTES=$(( FILES * SMALL_KIB * 1024 ))
 WARMUP_FILES=2000  # enough requests that the gateway's optimising JIT has compiled its paths before they are timed
 WARMUP_MIB=64
 
-cached_bytes() { curl -sf "$WORKER_URL/blocks/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["cachedBytes"].get(sys.argv[1], 0))' "$1"; }
-worker_understore_bytes() { curl -sf "$WORKER_URL/blocks/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["underStoreBytesRead"])'; }
+cached_bytes() { api_curl -sf "$WORKER_URL/blocks/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["cachedBytes"].get(sys.argv[1], 0))' "$1"; }
+worker_understore_bytes() { api_curl -sf "$WORKER_URL/blocks/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["underStoreBytesRead"])'; }
 gateway_counter() {  # gateway_counter NAME [LABEL]: a counter summed over its series, from /q/metrics
   curl -sf "$GATEWAY/q/metrics" | awk -v name="$1" -v label="${2:-}" \
     '($1 == name || index($1, name "{") == 1) && index($1, label) { n += $NF } END { printf "%.0f", n }'
@@ -51,7 +51,7 @@ gateway_counter() {  # gateway_counter NAME [LABEL]: a counter summed over its s
 evict() {  # evict DATASET: free its cache through the management API, and wait until the worker holds none of it
   local held
   held=$(cached_bytes "$1")
-  curl -sf -XDELETE "$GATEWAY/api/v1/datasets/$1/cache" >/dev/null || die "cannot free the cache of $1"
+  api_curl -sf -XDELETE "$GATEWAY/api/v1/datasets/$1/cache" >/dev/null || die "cannot free the cache of $1"
   for (( i = 0; i < 120; i++ )); do
     if [[ $(cached_bytes "$1") == 0 ]]; then
       echo "  evicted $1: $held bytes" >&2
@@ -98,7 +98,7 @@ preload() {  # preload DATASET BYTES: a DataLoad to Complete; prints its seconds
   start=$(date +%s.%N)
   id=$(dataload "$1")
   end=$(date +%s.%N)
-  done_bytes=$(curl -sf "$PRELOAD_URL/api/v1/dataloads/$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytesDone"])')
+  done_bytes=$(api_curl -sf "$PRELOAD_URL/api/v1/dataloads/$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytesDone"])')
   (( done_bytes == $2 )) || die "the DataLoad of $1 loaded $done_bytes bytes of $2"
   (( $(cached_bytes "$1") == $2 )) || die "after its DataLoad the worker holds $(cached_bytes "$1") bytes of $1, not $2"
   python3 -c "print(f'{$end - $start:.2f}')"
@@ -106,7 +106,7 @@ preload() {  # preload DATASET BYTES: a DataLoad to Complete; prints its seconds
 
 settle() {  # settle DATASET BYTES: until the metadata-service counts the dataset cached and our JVMs are idle
   wait_until 120 "$WORK/metadata-service-$METADATA_PORT.log" bash -c \
-    "curl -sf '$METADATA_URL/api/v1/datasets/$1' | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[\"status\"][\"cachedBytes\"] != $2)'"
+    "curl -sf -H 'Authorization: $GRANARY_AUTH' '$METADATA_URL/api/v1/datasets/$1' | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[\"status\"][\"cachedBytes\"] != $2)'"
   wait_until 15 "$WORK/metadata-service-$METADATA_PORT.log" idle
 }
 

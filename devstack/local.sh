@@ -4,7 +4,31 @@
 # Each service runs in the local profile, keyed on one directory: GRANARY_DATA_DIR's files are the under-store and
 # its .granary/ holds every service's state; MEM blocks live under GRANARY_MEM_DIR (tmpfs). Each service derives its
 # own paths from those two (the %local lines of its application.properties), so a caller passes only what differs
-# per instance (-Dkey=value). GRANARY_ROOT is the repository; GRANARY_SERVICE_HEAP the heap option (-Xmx256m).
+# per instance (-Dkey=value). GRANARY_ROOT is the repository; GRANARY_SERVICE_HEAP the heap option (-Xmx256m);
+# GRANARY_BIND the address services listen on (127.0.0.1: nothing is reachable from the network unless asked).
+# GRANARY_AUTH is the Authorization value api_curl sends (set by ensure_access).
+
+# ensure_access SECRETS ADMIN-REF: the cluster credential every service shows the others, and an identities file
+# with one admin, whose S3 keys are in the secret ADMIN-REF (a bearer token is added to it); exports GRANARY_AUTH
+# as that admin's token. Kept if they exist, so keys survive restarts.
+ensure_access() {
+  local secrets=$1 ref=$2
+  (
+    umask 077
+    mkdir -p "$secrets/granary-cluster" "$secrets/granary-access" "$secrets/$ref"
+    [[ -s $secrets/granary-cluster/token ]] || random_token > "$secrets/granary-cluster/token"
+    [[ -s $secrets/$ref/token ]] || random_token > "$secrets/$ref/token"
+    [[ -s $secrets/granary-access/identities.json ]] || printf '{"identities": [\n  {"name": "admin", "role": "admin", "credentialsRef": "%s"}\n]}\n' \
+      "$ref" > "$secrets/granary-access/identities.json"
+  )
+  GRANARY_AUTH="Bearer $(cat "$secrets/$ref/token")"
+  export GRANARY_AUTH
+}
+
+random_token() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+# api_curl ARGS...: curl with the caller's credential (GRANARY_AUTH) on a management API.
+api_curl() { curl -H "Authorization: ${GRANARY_AUTH:?no credential: ensure_access first}" "$@"; }
 
 # start_local_service MODULE PORT LOG [-Dkey=value...]: the module's packaged service, in the background, its output
 # in LOG; sets SERVICE_PID. PORT is the HTTP port, or the HTTPS one for the scheduler-hook (it serves TLS only).
@@ -17,7 +41,7 @@ start_local_service() {
   [[ $module == fuse-client || $module == gateway ]] && jit=
   # shellcheck disable=SC2086  # the heap and JIT options may be empty or several words
   nohup java ${GRANARY_SERVICE_HEAP:--Xmx256m} -XX:+UseSerialGC $jit \
-    -Dquarkus.profile=local -D"$port_key=$port" \
+    -Dquarkus.profile=local -D"$port_key=$port" -Dquarkus.http.host="${GRANARY_BIND:-127.0.0.1}" \
     -Dgranary.data-dir="$GRANARY_DATA_DIR" -Dgranary.mem-dir="$GRANARY_MEM_DIR" "$@" \
     -jar "$GRANARY_ROOT/$module/target/quarkus-app/quarkus-run.jar" > "$log" 2>&1 < /dev/null &
   SERVICE_PID=$!
@@ -29,11 +53,11 @@ start_local_service() {
 create_bound_dataset() {
   local api=$1 spec=$2 seconds=${3:-120} name answer phase waited
   name=$(printf '%s' "$spec" | sed -n 's/.*"name" *: *"\([^"]*\)".*/\1/p')
-  answer=$(curl -sS -XPOST "$api/api/v1/datasets" -H 'content-type: application/json' -d "$spec" \
+  answer=$(api_curl -sS -XPOST "$api/api/v1/datasets" -H 'content-type: application/json' -d "$spec" \
     -w '\n%{http_code}') || { echo "cannot reach $api to create dataset $name" >&2; return 1; }
   [[ ${answer##*$'\n'} == 201 ]] || { echo "creating dataset $name: ${answer%$'\n'*}" >&2; return 1; }
   for (( waited = 0; waited < seconds * 10; waited++ )); do
-    answer=$(curl -sf "$api/api/v1/datasets/$name") || answer=""
+    answer=$(api_curl -sf "$api/api/v1/datasets/$name") || answer=""
     phase=$(printf '%s' "$answer" | grep -o '"phase":"[A-Za-z]*"' | cut -d'"' -f4)
     case $phase in
       Bound) return 0 ;;
