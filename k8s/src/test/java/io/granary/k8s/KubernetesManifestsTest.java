@@ -1,5 +1,8 @@
 package io.granary.k8s;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -10,10 +13,12 @@ import io.fabric8.kubernetes.api.model.HTTPGetAction;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.KeyToPath;
+import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretProjection;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
@@ -26,10 +31,15 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookC
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ServiceReference;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.granary.k8s.CertManager.Certificate;
 import io.granary.k8s.CertManager.Issuer;
 import io.granary.k8s.CertManager.IssuerRef;
@@ -48,6 +58,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -60,7 +71,8 @@ import static org.assertj.core.api.Assertions.tuple;
 /**
  * The manifests in k8s/, checked without a cluster: every document parses into its typed class with no unknown field,
  * and the pieces are wired to each other (webhook, Service, hook pods, TLS Secret, Certificate; RBAC; probes; cache
- * nodes; secrets; Kafka). A broken reference here is a pod that never starts or a webhook that is never called.
+ * nodes; secrets; who may reach what; Kafka). A broken reference here is a pod that never starts or a webhook that is
+ * never called.
  */
 class KubernetesManifestsTest {
 
@@ -72,6 +84,16 @@ class KubernetesManifestsTest {
     private static final String NAMESPACE = "granary";
     private static final String HOOK = "granary-scheduler-hook";
     private static final String DATASET_LABEL = "granary.io/dataset";
+    /** The label each manifest gives its pods, naming the workload; NetworkPolicies select Granary's pods by it. */
+    private static final String NAME_LABEL = "app.kubernetes.io/name";
+    /** The cluster credential ({@code token}), which every service shows the others. */
+    private static final String CLUSTER_SECRET = "granary-cluster";
+    /** The identities ({@code identities.json}), which every service but the hook reads. */
+    private static final String ACCESS_SECRET = "granary-access";
+    private static final String TOKEN_REVIEW = "GRANARY_SECURITY_TOKEN_REVIEW_ENABLED";
+    /** The built-in ClusterRole that may create tokenreviews. */
+    private static final String AUTH_DELEGATOR = "system:auth-delegator";
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern SERVICE_URL =
             Pattern.compile("https?://([a-z0-9-]+)\\.([a-z0-9-]+)\\.svc(?:\\.cluster\\.local)?:(\\d+)");
     private static final Pattern VARIABLE_REFERENCE = Pattern.compile("\\$\\(([A-Za-z_][A-Za-z0-9_]*)\\)");
@@ -298,23 +320,26 @@ class KubernetesManifestsTest {
     void hookMayOnlyReadNodes() {
         String account = base.workload(HOOK).pod().getServiceAccountName();
 
-        assertThat(base.all(ClusterRoleBinding.class)).singleElement().satisfies(binding -> {
-            assertThat(binding.getSubjects()).singleElement().satisfies(subject -> {
-                assertThat(subject.getKind()).isEqualTo("ServiceAccount");
-                assertThat(subject.getName()).isEqualTo(account);
-                assertThat(subject.getNamespace()).isEqualTo(NAMESPACE);
-            });
-            assertThat(binding.getRoleRef().getKind()).isEqualTo("ClusterRole");
-            ClusterRole role = base.get(ClusterRole.class, null, binding.getRoleRef().getName());
-            assertThat(role.getAggregationRule()).isNull();
-            assertThat(role.getRules()).singleElement().satisfies(rule -> {
-                assertThat(rule.getApiGroups()).containsExactly("");
-                assertThat(rule.getResources()).containsExactly("nodes");
-                assertThat(rule.getVerbs()).containsExactlyInAnyOrder("get", "list", "watch");
-                assertThat(rule.getResourceNames()).isEmpty();
-                assertThat(rule.getNonResourceURLs()).isEmpty();
-            });
-        });
+        // The only other binding is TokenReview's, to the built-in system:auth-delegator.
+        assertThat(base.all(ClusterRoleBinding.class))
+                .filteredOn(binding -> !binding.getRoleRef().getName().equals(AUTH_DELEGATOR))
+                .singleElement().satisfies(binding -> {
+                    assertThat(binding.getSubjects()).singleElement().satisfies(subject -> {
+                        assertThat(subject.getKind()).isEqualTo("ServiceAccount");
+                        assertThat(subject.getName()).isEqualTo(account);
+                        assertThat(subject.getNamespace()).isEqualTo(NAMESPACE);
+                    });
+                    assertThat(binding.getRoleRef().getKind()).isEqualTo("ClusterRole");
+                    ClusterRole role = base.get(ClusterRole.class, null, binding.getRoleRef().getName());
+                    assertThat(role.getAggregationRule()).isNull();
+                    assertThat(role.getRules()).singleElement().satisfies(rule -> {
+                        assertThat(rule.getApiGroups()).containsExactly("");
+                        assertThat(rule.getResources()).containsExactly("nodes");
+                        assertThat(rule.getVerbs()).containsExactlyInAnyOrder("get", "list", "watch");
+                        assertThat(rule.getResourceNames()).isEmpty();
+                        assertThat(rule.getNonResourceURLs()).isEmpty();
+                    });
+                });
         assertThat(base.all(ClusterRole.class)).hasSize(1);
         assertThat(base.all(Role.class)).isEmpty();
         assertThat(base.all(RoleBinding.class)).isEmpty();
@@ -323,21 +348,43 @@ class KubernetesManifestsTest {
     // Every workload.
 
     @Test
-    void onlyTheHookMountsAServiceAccountToken() {
+    void onlyTheHookAndTheTokenReviewersMountAServiceAccountToken() {
+        // The hook reads nodes; the reviewers post TokenReviews. Nothing else has business with the API server.
+        Set<String> withToken = Set.copyOf(Stream.concat(Stream.of(HOOK), tokenReviewers().stream().map(Workload::name))
+                .toList());
         assertThat(base.workloads()).extracting(w -> w.pod().getServiceAccountName()).doesNotHaveDuplicates();
         assertThat(base.workloads()).allSatisfy(workload -> {
             String account = workload.pod().getServiceAccountName();
             assertThat(account).as(workload + " service account").isNotBlank().isNotEqualTo("default");
-            ServiceAccount serviceAccount = base.get(ServiceAccount.class, workload.namespace(), account);
-            // The pod's setting wins over its service account's; unset in both means mounted.
-            boolean mounted = Optional.ofNullable(workload.pod().getAutomountServiceAccountToken())
-                    .or(() -> Optional.ofNullable(serviceAccount.getAutomountServiceAccountToken()))
-                    .orElse(true);
-            assertThat(mounted).as(workload + " mounts a token").isEqualTo(workload.name().equals(HOOK));
+            assertThat(mountsToken(workload)).as(workload + " mounts a token").isEqualTo(withToken.contains(workload.name()));
+            // The account says the same as its pods, so a pod added later with it gets no token by surprise.
+            assertThat(base.get(ServiceAccount.class, workload.namespace(), account).getAutomountServiceAccountToken())
+                    .as("ServiceAccount " + account).isEqualTo(withToken.contains(workload.name()));
         });
-        assertThat(base.all(ServiceAccount.class)).allSatisfy(account ->
-                assertThat(account.getAutomountServiceAccountToken()).as("ServiceAccount " + account.getMetadata().getName())
-                        .isEqualTo(account.getMetadata().getName().equals(HOOK)));
+        assertThat(base.all(ServiceAccount.class)).extracting(account -> account.getMetadata().getName())
+                .containsExactlyInAnyOrderElementsOf(base.workloads().stream()
+                        .map(workload -> workload.pod().getServiceAccountName()).toList());
+    }
+
+    @Test
+    void tokenReviewersMayReviewTokensAndNothingElse() {
+        List<Workload> reviewers = tokenReviewers();
+        List<ClusterRoleBinding> delegators = base.all(ClusterRoleBinding.class).stream()
+                .filter(binding -> binding.getRoleRef().getName().equals(AUTH_DELEGATOR)).toList();
+
+        assertThat(reviewers).extracting(Workload::name)
+                .containsExactlyInAnyOrder("granary-gateway", "granary-metadata", "granary-preload");
+        assertThat(delegators).isNotEmpty().allSatisfy(binding -> {
+            assertThat(binding.getRoleRef().getKind()).isEqualTo("ClusterRole");
+            assertThat(binding.getRoleRef().getApiGroup()).isEqualTo("rbac.authorization.k8s.io");
+        });
+        // Each reviewer posts TokenReviews with its own ServiceAccount's token, and only the reviewers may.
+        assertThat(delegators.stream().flatMap(binding -> binding.getSubjects().stream()))
+                .extracting(Subject::getKind, Subject::getName, Subject::getNamespace)
+                .containsExactlyInAnyOrderElementsOf(reviewers.stream()
+                        .map(workload -> tuple("ServiceAccount", workload.pod().getServiceAccountName(), workload.namespace()))
+                        .toList());
+        assertThat(reviewers).allSatisfy(workload -> assertThat(mountsToken(workload)).as(workload + " mounts a token").isTrue());
     }
 
     @Test
@@ -419,7 +466,7 @@ class KubernetesManifestsTest {
 
     @Test
     void secretsDirectoriesHoldOneDirectoryPerSecret() {
-        // <secrets-dir>/<credentialsRef>/{accessKey,secretKey}, the credentialsRef being the Secret's name.
+        // <secrets-dir>/<secret>/<key>, as a credentialsRef is read: each key at its Secret's name and its own name.
         List<String> withSecretsDir = new ArrayList<>();
         for (Workload workload : base.workloads()) {
             for (Container container : workload.containers()) {
@@ -427,15 +474,69 @@ class KubernetesManifestsTest {
                     withSecretsDir.add(workload.name());
                     Volume secrets = workload.volumeAt(container, dir.getValue());
                     assertThat(secrets.getProjected()).as(workload + " secrets dir").isNotNull();
-                    assertThat(secrets.getProjected().getSources()).extracting(VolumeProjection::getSecret).allSatisfy(secret ->
-                            assertThat(secret.getItems()).extracting(KeyToPath::getKey, KeyToPath::getPath)
-                                    .containsExactlyInAnyOrder(tuple("accessKey", secret.getName() + "/accessKey"),
-                                            tuple("secretKey", secret.getName() + "/secretKey")));
+                    assertThat(secrets.getProjected().getSources()).extracting(VolumeProjection::getSecret).allSatisfy(secret -> {
+                        assertThat(secret).as(workload + " secrets dir source").isNotNull();
+                        assertThat(secret.getItems()).as(workload + " secret " + secret.getName()).isNotEmpty()
+                                .allSatisfy(item -> assertThat(item.getPath()).isEqualTo(secret.getName() + "/" + item.getKey()));
+                        // An S3 key pair is used whole: both keys or neither.
+                        List<String> keys = secret.getItems().stream().map(KeyToPath::getKey).toList();
+                        assertThat(keys.contains("accessKey")).as(workload + " secret " + secret.getName() + " key pair")
+                                .isEqualTo(keys.contains("secretKey"));
+                    });
                 });
             }
         }
-        assertThat(withSecretsDir).containsExactlyInAnyOrder("granary-metadata", "granary-block", "granary-gateway",
-                "granary-fuse");
+        assertThat(withSecretsDir).containsExactlyInAnyOrder("granary-metadata", "granary-block", "granary-preload",
+                "granary-gateway", "granary-fuse", HOOK);
+    }
+
+    @Test
+    void everyServiceMountsTheClusterCredentialAndAllButTheHookTheIdentities() {
+        // Every service calls others (the hook, the metadata-service) with the cluster credential.
+        assertThat(base.workloads()).hasSize(6).allSatisfy(workload ->
+                assertThat(secretsOf(workload)).as(workload + " " + CLUSTER_SECRET)
+                        .filteredOn(s -> s.getName().equals(CLUSTER_SECRET)).singleElement().satisfies(secret -> {
+                            // Required: without the token a service does not start, and a pod that waits for its
+                            // Secrets says why.
+                            assertThat(secret.getOptional()).isNotEqualTo(Boolean.TRUE);
+                            assertThat(secret.getItems()).extracting(KeyToPath::getKey, KeyToPath::getPath)
+                                    .containsExactly(tuple("token", CLUSTER_SECRET + "/token"));
+                        }));
+        List<Workload> services = base.workloads().stream().filter(workload -> !workload.name().equals(HOOK)).toList();
+        assertThat(services).hasSize(5).allSatisfy(workload ->
+                assertThat(secretsOf(workload)).as(workload + " " + ACCESS_SECRET)
+                        .filteredOn(s -> s.getName().equals(ACCESS_SECRET)).singleElement().satisfies(secret -> {
+                            assertThat(secret.getOptional()).isNotEqualTo(Boolean.TRUE);
+                            assertThat(secret.getItems()).extracting(KeyToPath::getKey, KeyToPath::getPath)
+                                    .containsExactly(tuple("identities.json", ACCESS_SECRET + "/identities.json"));
+                        }));
+        // The hook checks no caller (the API server calls it over TLS): no identities, in no volume of its pods.
+        Workload hook = base.workload(HOOK);
+        Stream<String> hookSecrets = hook.pod().getVolumes().stream().flatMap(volume -> Stream.concat(
+                Stream.ofNullable(volume.getSecret()).map(secret -> secret.getSecretName()),
+                Stream.ofNullable(volume.getProjected()).flatMap(projected -> projected.getSources().stream())
+                        .map(VolumeProjection::getSecret).filter(Objects::nonNull).map(SecretProjection::getName)));
+        assertThat(hookSecrets).doesNotContain(ACCESS_SECRET);
+    }
+
+    @Test
+    void exampleIdentitiesMakeTheGatewayCredentialsTheAdmins() {
+        // Secrets are never shipped: the kustomization holds none, the example only names them.
+        assertThat(base.all(Secret.class)).as("Secrets in the kustomization").isEmpty();
+        List<JsonNode> identities = exampleIdentities();
+        Set<String> fields = Set.of("name", "role", "datasets", "credentialsRef", "serviceAccount");
+
+        assertThat(identities).isNotEmpty().allSatisfy(identity -> {
+            List<String> names = new ArrayList<>();
+            identity.fieldNames().forEachRemaining(names::add);
+            // The services refuse a file with an unknown field, and keep the identities they had.
+            assertThat(names).as(identity.toString()).isSubsetOf(fields).contains("name", "role");
+            assertThat(identity.path("role").asText()).isIn("reader", "writer", "admin");
+        });
+        assertThat(identities).extracting(identity -> identity.path("name").asText()).doesNotHaveDuplicates();
+        assertThat(identities).filteredOn(identity -> identity.path("role").asText().equals("admin"))
+                .extracting(identity -> identity.path("credentialsRef").asText())
+                .containsExactly("granary-gateway-credentials");
     }
 
     // Each service.
@@ -499,22 +600,27 @@ class KubernetesManifestsTest {
     }
 
     @Test
-    void gatewayAndFuseShareTheGatewayCredentials() {
+    void gatewayChecksTheAdminKeysFuseSignsWith() {
+        // The identities say whose keys the gateway accepts; the setting that used to name them is gone.
+        assertThat(base.workloads().stream().flatMap(Workload::everyContainer).flatMap(c -> c.getEnv().stream()))
+                .extracting(EnvVar::getName).doesNotContain("GRANARY_GATEWAY_AUTH_CREDENTIALS_REFS");
+        String admin = exampleIdentities().stream().filter(identity -> identity.path("role").asText().equals("admin"))
+                .map(identity -> identity.path("credentialsRef").asText()).findFirst().orElseThrow();
         Workload gateway = base.workload("granary-gateway");
         Container container = gateway.container("gateway");
-        String credentials = env(container, "GRANARY_GATEWAY_AUTH_CREDENTIALS_REFS");
         Volume secrets = gateway.volumeAt(container, env(container, "GRANARY_SECRETS_DIR"));
-        // Without its keys the gateway serves nobody: that Secret is required, the under-store ones optional.
-        assertThat(secrets.getProjected().getSources()).extracting(VolumeProjection::getSecret)
-                .filteredOn(secret -> secret.getName().equals(credentials)).singleElement()
+        // Without the admin's keys nobody manages Granary: that Secret is required, the under-store ones optional.
+        assertThat(secrets.getProjected().getSources()).extracting(VolumeProjection::getSecret).filteredOn(Objects::nonNull)
+                .filteredOn(secret -> secret.getName().equals(admin)).singleElement()
                 .extracting(SecretProjection::getOptional).isNotEqualTo(Boolean.TRUE);
 
         // Checkpoints written through the mount are signed with the same key pair.
         Workload fuse = base.workload("granary-fuse");
         Container client = fuse.container("fuse-client");
-        assertThat(env(client, "GRANARY_FUSE_WRITES_CREDENTIALS_REF")).isEqualTo(credentials);
+        assertThat(env(client, "GRANARY_FUSE_WRITES_CREDENTIALS_REF")).isEqualTo(admin);
         assertThat(fuse.volumeAt(client, env(client, "GRANARY_SECRETS_DIR")).getProjected().getSources())
-                .extracting(VolumeProjection::getSecret).extracting(SecretProjection::getName).containsExactly(credentials);
+                .extracting(VolumeProjection::getSecret).extracting(SecretProjection::getName)
+                .containsExactlyInAnyOrder(CLUSTER_SECRET, ACCESS_SECRET, admin);
         assertThat(env(client, "GRANARY_FUSE_WRITES_GATEWAY_URL")).isEqualTo("http://granary-gateway.granary.svc:8080");
     }
 
@@ -550,6 +656,57 @@ class KubernetesManifestsTest {
         assertThat(mount.getReadOnly()).as("the client only reads block files").isTrue();
         assertThat(fuse.volumeAt(client, mount.getMountPath()).getHostPath().getPath())
                 .isEqualTo(levelVolume(block, worker, 1).getHostPath().getPath());
+    }
+
+    // Who may reach what.
+
+    @Test
+    void everyPortIsClosedToAllButGranaryPodsSaveTheGatewayAndTheHook() {
+        Set<String> granary = granaryPodNames();
+        // Clients anywhere use the gateway; the API server, from no pod's address, calls the hook.
+        Map<String, String> openToAll = Map.of("granary-gateway", "http", HOOK, "https");
+
+        assertThat(base.workloads()).allSatisfy(workload -> {
+            assertThat(policiesFor(workload)).as(workload + " is selected by a NetworkPolicy").isNotEmpty();
+            for (Container container : workload.containers()) {
+                for (ContainerPort port : container.getPorts()) {
+                    String where = workload + " port " + port.getContainerPort();
+                    List<NetworkPolicyIngressRule> rules = ingressTo(workload, port);
+                    if (Objects.equals(port.getName(), openToAll.get(workload.name()))) {
+                        assertThat(rules).as(where + " open to any source").anySatisfy(rule ->
+                                assertThat(rule.getFrom()).isEmpty());
+                    } else {
+                        assertThat(rules).as(where).allSatisfy(rule -> assertThat(rule.getFrom())
+                                .as(where + ": a rule with no 'from' admits any source").isNotEmpty()
+                                .allSatisfy(peer -> assertThat(onlyGranaryPods(peer, granary))
+                                        .as(where + " admits only Granary's pods of its namespace: " + peer).isTrue()));
+                    }
+                }
+            }
+        });
+    }
+
+    @Test
+    void granaryPodsReachTheInternalPorts() {
+        Map<String, Integer> internal = Map.of("granary-metadata", 8081, "granary-block", 8082, "granary-preload", 8084);
+
+        // Any Granary pod may call any of them: who calls whom changes with the code, strangers are what is kept out.
+        internal.forEach((name, number) -> {
+            Workload service = base.workload(name);
+            ContainerPort port = service.port(new IntOrString(number))
+                    .orElseThrow(() -> new AssertionError(service + " has no port " + number));
+            List<NetworkPolicyPeer> peers = ingressTo(service, port).stream().flatMap(rule -> rule.getFrom().stream()).toList();
+            assertThat(base.workloads()).allSatisfy(caller -> assertThat(peers)
+                    .as(caller + " reaches " + service + " on " + number)
+                    .anySatisfy(peer -> assertThat(selects(peer.getPodSelector(), caller.podLabels())).isTrue()));
+        });
+        // The replicas' JGroups port is theirs alone.
+        Workload metadata = base.workload("granary-metadata");
+        ContainerPort jgroups = metadata.port(new IntOrString("jgroups")).orElseThrow();
+        assertThat(ingressTo(metadata, jgroups)).isNotEmpty().flatExtracting(NetworkPolicyIngressRule::getFrom)
+                .allSatisfy(peer -> assertThat(base.workloads())
+                        .filteredOn(workload -> selects(peer.getPodSelector(), workload.podLabels()))
+                        .extracting(Workload::name).containsExactly("granary-metadata"));
     }
 
     // Kafka.
@@ -591,6 +748,29 @@ class KubernetesManifestsTest {
                 .contains("controller", "broker");
     }
 
+    @Test
+    void strimziExampleAdmitsOnlyGranarysKafkaClients() {
+        GenericKubernetesResource kafka = everything.generic("Kafka").get(0);
+        List<Map<String, Object>> listeners = kafka.get("spec", "kafka", "listeners");
+        List<Workload> clients = base.workloads().stream().filter(workload -> !workload.name().equals(HOOK)).toList();
+
+        // Kafka is another namespace's: a peer names Granary's namespace and, in it, Granary's pods.
+        assertThat(listeners).isNotEmpty().allSatisfy(listener -> {
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> peers = (List<Map<String, Object>>) listener.get("networkPolicyPeers");
+            assertThat(peers).as("listener " + listener.get("name") + " networkPolicyPeers").isNotEmpty().allSatisfy(peer -> {
+                assertThat(peer).containsOnlyKeys("namespaceSelector", "podSelector");
+                assertThat(peer.get("namespaceSelector"))
+                        .isEqualTo(Map.of("matchLabels", Map.of("kubernetes.io/metadata.name", NAMESPACE)));
+                LabelSelector pods = JSON.convertValue(peer.get("podSelector"), LabelSelector.class);
+                assertThat(onlyGranaryNames(pods, granaryPodNames())).as("podSelector " + pods).isTrue();
+            });
+            assertThat(clients).allSatisfy(client -> assertThat(peers).as(client + " reaches Kafka").anySatisfy(peer ->
+                    assertThat(selects(JSON.convertValue(peer.get("podSelector"), LabelSelector.class), client.podLabels()))
+                            .isTrue()));
+        });
+    }
+
     // Helpers.
 
     private static List<Path> manifestFiles() throws IOException {
@@ -629,8 +809,133 @@ class KubernetesManifestsTest {
         return Objects.requireNonNullElse(port.getTargetPort(), new IntOrString(port.getPort()));
     }
 
+    /** Workloads that check callers' ServiceAccount tokens with the API server. */
+    private static List<Workload> tokenReviewers() {
+        return base.workloads().stream().filter(workload -> workload.containers().stream().anyMatch(container ->
+                container.getEnv().stream().anyMatch(variable ->
+                        variable.getName().equals(TOKEN_REVIEW) && "true".equals(variable.getValue())))).toList();
+    }
+
+    /** The pod's setting wins over its service account's; unset in both means mounted. */
+    private static boolean mountsToken(Workload workload) {
+        ServiceAccount account = base.get(ServiceAccount.class, workload.namespace(), workload.pod().getServiceAccountName());
+        return Optional.ofNullable(workload.pod().getAutomountServiceAccountToken())
+                .or(() -> Optional.ofNullable(account.getAutomountServiceAccountToken()))
+                .orElse(true);
+    }
+
+    /** The identities of examples/granary-access.yaml. */
+    private static List<JsonNode> exampleIdentities() {
+        Secret access = everything.get(Secret.class, NAMESPACE, ACCESS_SECRET);
+        String file = access.getStringData().get("identities.json");
+        assertThat(file).as(ACCESS_SECRET + " identities.json").isNotBlank();
+        JsonNode identities;
+        try {
+            identities = JSON.readTree(file).path("identities");
+        } catch (JsonProcessingException e) {
+            throw new AssertionError("identities.json is not JSON: " + e.getOriginalMessage(), e);
+        }
+        assertThat(identities.isArray()).as("identities.json \"identities\" is a list").isTrue();
+        List<JsonNode> list = new ArrayList<>();
+        identities.forEach(list::add);
+        return list;
+    }
+
+    /** The {@value #NAME_LABEL} of every Granary pod. */
+    private static Set<String> granaryPodNames() {
+        return Set.copyOf(base.workloads().stream().map(workload -> workload.podLabels().get(NAME_LABEL)).toList());
+    }
+
+    /** The NetworkPolicies that isolate a workload's pods for ingress. */
+    private static List<NetworkPolicy> policiesFor(Workload workload) {
+        return base.all(NetworkPolicy.class).stream()
+                .filter(policy -> Objects.equals(policy.getMetadata().getNamespace(), workload.namespace()))
+                .filter(policy -> policy.getSpec().getPolicyTypes().isEmpty()
+                        || policy.getSpec().getPolicyTypes().contains("Ingress"))
+                .filter(policy -> selects(policy.getSpec().getPodSelector(), workload.podLabels()))
+                .toList();
+    }
+
+    /** Every ingress rule, of every policy that selects the workload, that lets traffic in to this port. */
+    private static List<NetworkPolicyIngressRule> ingressTo(Workload workload, ContainerPort port) {
+        return policiesFor(workload).stream().flatMap(policy -> policy.getSpec().getIngress().stream())
+                .filter(rule -> rule.getPorts().isEmpty() || rule.getPorts().stream().anyMatch(open -> opens(open, port)))
+                .toList();
+    }
+
+    /** Whether a policy's port (a number, a range, a name, or all ports when unset) is this container port. */
+    private static boolean opens(NetworkPolicyPort open, ContainerPort port) {
+        // Unset, both protocols are TCP.
+        String protocol = Objects.requireNonNullElse(port.getProtocol(), "TCP");
+        if (!Objects.requireNonNullElse(open.getProtocol(), "TCP").equals(protocol)) {
+            return false;
+        }
+        IntOrString number = open.getPort();
+        if (number == null) {
+            return true;
+        }
+        if (number.getStrVal() != null) {
+            return number.getStrVal().equals(port.getName());
+        }
+        int first = number.getIntVal();
+        int last = Objects.requireNonNullElse(open.getEndPort(), first);
+        return port.getContainerPort() >= first && port.getContainerPort() <= last;
+    }
+
+    /**
+     * A peer that admits only Granary's pods: of the policy's own namespace (no namespace selector, no IP block), and
+     * only those whose {@value #NAME_LABEL} is a Granary workload's.
+     */
+    private static boolean onlyGranaryPods(NetworkPolicyPeer peer, Set<String> granary) {
+        return peer.getIpBlock() == null && peer.getNamespaceSelector() == null
+                && onlyGranaryNames(peer.getPodSelector(), granary);
+    }
+
+    /** A pod selector that requires a Granary workload's {@value #NAME_LABEL}. */
+    private static boolean onlyGranaryNames(LabelSelector selector, Set<String> granary) {
+        if (selector == null) {
+            return false;
+        }
+        String name = Objects.requireNonNullElse(selector.getMatchLabels(), Map.<String, String>of()).get(NAME_LABEL);
+        if (name != null) {
+            return granary.contains(name);
+        }
+        return Objects.requireNonNullElse(selector.getMatchExpressions(), List.<LabelSelectorRequirement>of()).stream()
+                .anyMatch(requirement -> requirement.getKey().equals(NAME_LABEL) && requirement.getOperator().equals("In")
+                        && !requirement.getValues().isEmpty() && granary.containsAll(requirement.getValues()));
+    }
+
+    /** Whether a label selector selects these labels; an empty selector selects everything, a null one nothing. */
+    private static boolean selects(LabelSelector selector, Map<String, String> labels) {
+        if (selector == null) {
+            return false;
+        }
+        Map<String, String> actual = Objects.requireNonNullElse(labels, Map.of());
+        Map<String, String> wanted = Objects.requireNonNullElse(selector.getMatchLabels(), Map.of());
+        return actual.entrySet().containsAll(wanted.entrySet())
+                && Objects.requireNonNullElse(selector.getMatchExpressions(), List.<LabelSelectorRequirement>of()).stream()
+                .allMatch(requirement -> {
+                    String value = actual.get(requirement.getKey());
+                    return switch (requirement.getOperator()) {
+                        case "In" -> value != null && requirement.getValues().contains(value);
+                        case "NotIn" -> value == null || !requirement.getValues().contains(value);
+                        case "Exists" -> value != null;
+                        case "DoesNotExist" -> value == null;
+                        default -> throw new AssertionError("no label selector operator " + requirement.getOperator());
+                    };
+                });
+    }
+
     private static boolean isGranaryService(Container container) {
         return container.getImage().startsWith("ghcr.io/granary/");
+    }
+
+    /** The Secrets projected into the secrets directory ({@code GRANARY_SECRETS_DIR}) of a workload's Granary service. */
+    private static List<SecretProjection> secretsOf(Workload workload) {
+        Container container = workload.containers().stream().filter(KubernetesManifestsTest::isGranaryService)
+                .findFirst().orElseThrow(() -> new AssertionError(workload + " runs no Granary service"));
+        return workload.volumeAt(container, env(container, "GRANARY_SECRETS_DIR"))
+                .getProjected().getSources().stream().map(VolumeProjection::getSecret).filter(Objects::nonNull).toList();
     }
 
     private static void assertHealthProbe(SoftAssertions softly, String probeName, Container container, Probe probe,
