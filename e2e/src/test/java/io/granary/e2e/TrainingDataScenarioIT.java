@@ -38,6 +38,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
@@ -74,6 +75,8 @@ class TrainingDataScenarioIT {
     private static final URI WORKER_1 = URI.create("http://127.0.0.1:8082");
     private static final URI WORKER_2 = URI.create("http://127.0.0.1:8086");
     private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static String admin;
+    private static Path secrets;
 
     private final int files = Integer.getInteger("e2e.files", 2000);
     private final int largeMib = Integer.getInteger("e2e.large-mib", 96);
@@ -111,10 +114,13 @@ class TrainingDataScenarioIT {
             keys.load(in);
         }
         reader = s3(GATEWAY, keys.getProperty("AWS_ACCESS_KEY_ID"), keys.getProperty("AWS_SECRET_ACCESS_KEY"));
+        // The admin's bearer token, as ./granary env exports it (GRANARY_TOKEN).
+        secrets = dataDir.resolve(".granary/secrets");
+        admin = "Bearer " + Files.readString(secrets.resolve("gateway/token")).strip();
 
         await().atMost(Duration.ofSeconds(60)).until(() -> get("/api/v1/workers").findValues("live").stream()
                 .filter(JsonNode::asBoolean).count() == 2);
-        Datasets.createBound(GATEWAY, Datasets.spec(BUCKET, "4MiB",
+        Datasets.createBound(GATEWAY, admin, Datasets.spec(BUCKET, "4MiB",
                 Datasets.s3Mount(BUCKET, store.endpoint().toString(), STORE_SECRET)));
         assertThat(get("/api/v1/datasets/" + BUCKET).path("status").path("fileCount").asLong()).isEqualTo(files + 1);
     }
@@ -244,7 +250,7 @@ class TrainingDataScenarioIT {
         // is read from its file): every worker drops exactly that file's blocks.
         long held = cachedBytes(WORKER_1) + cachedBytes(WORKER_2);
         HttpResponse<String> freed = HTTP.send(HttpRequest.newBuilder(
-                        GATEWAY.resolve("/api/v1/datasets/" + BUCKET + "/cache?path=models")).DELETE().build(),
+                        GATEWAY.resolve("/api/v1/datasets/" + BUCKET + "/cache?path=models")).header("Authorization", admin).DELETE().build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(freed.statusCode()).as(freed.body()).isEqualTo(202);
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(cachedBytes(WORKER_1)
@@ -316,7 +322,7 @@ class TrainingDataScenarioIT {
 
         // Its cache freed, and the client killed: the mount comes back, and dd reads the checkpoint again.
         HttpResponse<String> freed = HTTP.send(HttpRequest.newBuilder(GATEWAY.resolve("/api/v1/datasets/" + BUCKET
-                + "/cache?path=checkpoints/native")).DELETE().build(), HttpResponse.BodyHandlers.ofString());
+                + "/cache?path=checkpoints/native")).header("Authorization", admin).DELETE().build(), HttpResponse.BodyHandlers.ofString());
         assertThat(freed.statusCode()).as(freed.body()).isEqualTo(202);
         ProcessHandle client = ProcessHandle.allProcesses().filter(p -> p.info().commandLine()
                 .map(line -> line.contains("fuse-client") && line.contains(mount.toString())).orElse(false))
@@ -331,7 +337,7 @@ class TrainingDataScenarioIT {
 
         // The last worker killed in the middle of a read through the mount: slower, still every byte.
         HTTP.send(HttpRequest.newBuilder(GATEWAY.resolve("/api/v1/datasets/" + BUCKET + "/cache?path=models"))
-                .DELETE().build(), HttpResponse.BodyHandlers.discarding());
+                .header("Authorization", admin).DELETE().build(), HttpResponse.BodyHandlers.discarding());
         byte[] large;
         try (InputStream in = Files.newInputStream(mount.resolve(TrainingData.LARGE_KEY))) {
             large = readKillingMidway(in, "block-service");
@@ -343,7 +349,7 @@ class TrainingDataScenarioIT {
         Launcher.Result unknown = granary.granary("mount", "no-such-dataset", other.toString());
         assertThat(unknown.exit()).isNotZero();
         assertThat(unknown.output()).isEqualTo("granary: no dataset 'no-such-dataset' "
-                + "(curl -s localhost:8080/api/v1/datasets lists them)");
+                + "(GET /api/v1/datasets lists them)");
         assertThat(granary.granary("mount", BUCKET, work.resolve("missing").toString()).output())
                 .endsWith("is not a directory");
         assertThat(granary.granary("mount", BUCKET, mount.toString()).output()).contains("is busy");
@@ -396,15 +402,91 @@ class TrainingDataScenarioIT {
         }).toList();
     }
 
+    @Test
+    @Order(7)
+    void withoutCredentialsNothingIsOpen() throws Exception {
+        for (URI api : List.of(GATEWAY.resolve("/api/v1/datasets"), URI.create("http://127.0.0.1:8081/api/v1/datasets"),
+                URI.create("http://127.0.0.1:8084/api/v1/dataloads"), WORKER_1.resolve("/blocks/stats"))) {
+            HttpResponse<String> anonymous = HTTP.send(HttpRequest.newBuilder(api).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(anonymous.statusCode()).as("GET " + api).isEqualTo(401);
+            assertThat(anonymous.body()).as("GET " + api).contains("\"status\":401").doesNotContain(BUCKET);
+        }
+        // The cache poisoning of old: bytes PUT to a worker by anyone but Granary's services are refused, the
+        // admin's token included.
+        for (String authorization : List.of("", admin)) {
+            HttpRequest.Builder put = HttpRequest.newBuilder(WORKER_1.resolve("/blocks/" + BUCKET + "/0?path="
+                    + TrainingData.LARGE_KEY + "&etag=x")).PUT(HttpRequest.BodyPublishers.ofString("poison"));
+            if (!authorization.isEmpty()) {
+                put.header("Authorization", authorization);
+            }
+            int status = HTTP.send(put.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+            assertThat(status).as("PUT a block " + (authorization.isEmpty() ? "anonymously" : "as the admin"))
+                    .isEqualTo(authorization.isEmpty() ? 401 : 403);
+        }
+    }
+
+    @Test
+    @Order(8)
+    void everyOperationOfEveryServiceGivesEachCallerExactlyWhatItsRoleAllows() throws Exception {
+        // Three more identities, added as an operator adds them: the services read them again, no restart.
+        List<AccessMatrix.Caller> callers = new ArrayList<>(List.of(
+                new AccessMatrix.Caller("anonymous", null, null, Set.of()),
+                new AccessMatrix.Caller("a wrong key", "not-a-token-of-anyone", null, Set.of()),
+                new AccessMatrix.Caller("admin", admin.substring("Bearer ".length()), AccessMatrix.Role.ADMIN,
+                        Set.of())));
+        StringBuilder identities = new StringBuilder("{\"identities\": [\n"
+                + "  {\"name\": \"admin\", \"role\": \"admin\", \"credentialsRef\": \"gateway\"}");
+        for (String[] identity : new String[][] {{"reader", "reader", ""}, {"writer", "writer", ""},
+                {"other-admin", "admin", "other"}}) {
+            String token = UUID.randomUUID().toString();
+            Path secret = Files.createDirectories(secrets.resolve("e2e-" + identity[0]));
+            Files.writeString(secret.resolve("token"), token);
+            identities.append(",\n  {\"name\": \"").append(identity[0]).append("\", \"role\": \"")
+                    .append(identity[1]).append("\", \"credentialsRef\": \"e2e-").append(identity[0]).append('"')
+                    .append(identity[2].isEmpty() ? "" : ", \"datasets\": [\"" + identity[2] + "\"]").append('}');
+            callers.add(new AccessMatrix.Caller(identity[0], token,
+                    AccessMatrix.Role.valueOf(identity[1].toUpperCase(Locale.ROOT)),
+                    identity[2].isEmpty() ? Set.of() : Set.of(identity[2])));
+        }
+        Files.writeString(secrets.resolve("granary-access/identities.json"), identities.append("\n]}\n"));
+        String lastToken = callers.get(callers.size() - 1).token();
+        for (URI service : List.of(GATEWAY, URI.create("http://127.0.0.1:8081"), URI.create("http://127.0.0.1:8084"),
+                WORKER_1)) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> HTTP.send(HttpRequest.newBuilder(
+                            service.resolve("/api/v1/datasets/other")).header("Authorization", "Bearer " + lastToken)
+                    .build(), HttpResponse.BodyHandlers.discarding()).statusCode() != 401);
+        }
+
+        Set<String> metadata = AccessMatrix.operations(URI.create("http://127.0.0.1:8081"));
+        Set<String> preload = AccessMatrix.operations(URI.create("http://127.0.0.1:8084"));
+        Set<String> worker = new TreeSet<>(AccessMatrix.operations(WORKER_1));
+        worker.addAll(AccessMatrix.OUTSIDE_OPENAPI);
+        assertThat(metadata).contains("POST /api/v1/datasets", "DELETE /api/v1/datasets/{name}/cache");
+        assertThat(preload).contains("POST /api/v1/dataloads");
+        assertThat(worker).contains("GET /blocks/stats", "PUT /blocks/{dataset}/{index}");
+        Set<String> management = new TreeSet<>(metadata);
+        management.addAll(preload);
+        management.addAll(AccessMatrix.operations(GATEWAY));
+        List<String> wrong = new ArrayList<>();
+        wrong.addAll(AccessMatrix.mismatches(URI.create("http://127.0.0.1:8081"), metadata, callers));
+        wrong.addAll(AccessMatrix.mismatches(URI.create("http://127.0.0.1:8084"), preload, callers));
+        wrong.addAll(AccessMatrix.mismatches(WORKER_1, worker, callers));
+        wrong.addAll(AccessMatrix.mismatches(GATEWAY, management, callers));  // the same calls, through the gateway
+        assertThat(wrong).isEmpty();
+    }
+
     /** The bytes of the dataset a worker holds, as it counts them itself. */
     private static long cachedBytes(URI worker) throws IOException, InterruptedException {
-        HttpResponse<String> stats = HTTP.send(HttpRequest.newBuilder(worker.resolve("/blocks/stats")).build(),
+        HttpResponse<String> stats = HTTP.send(HttpRequest.newBuilder(worker.resolve("/blocks/stats"))
+                        .header("Authorization", admin).build(),
                 HttpResponse.BodyHandlers.ofString());
         return PreloadPipeline.JSON.readTree(stats.body()).path("cachedBytes").path(BUCKET).asLong();
     }
 
     private static JsonNode get(String path) throws IOException, InterruptedException {
-        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(GATEWAY.resolve(path)).build(),
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(GATEWAY.resolve(path))
+                        .header("Authorization", admin).build(),
                 HttpResponse.BodyHandlers.ofString());
         return PreloadPipeline.JSON.readTree(response.body());
     }
