@@ -14,6 +14,7 @@ import io.granary.contracts.events.BlockEvent;
 import io.granary.contracts.events.HeartbeatEvent;
 import io.granary.contracts.events.Topics;
 import io.granary.contracts.worker.Medium;
+import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -285,7 +286,8 @@ class BlockWorkerTest {
     private void leave(URI block, int bytes) throws Exception {
         try (Socket socket = new Socket(block.getHost(), block.getPort())) {
             socket.getOutputStream().write(("GET " + block.getRawPath() + "?" + block.getRawQuery() + " HTTP/1.1\r\n"
-                    + "Host: " + block.getHost() + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    + "Host: " + block.getHost() + "\r\nAuthorization: " + Identities.CLUSTER_AUTHORIZATION + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
             if (bytes > 0) {
                 assertThat(socket.getInputStream().readNBytes(bytes)).hasSize(bytes);

@@ -1,6 +1,7 @@
 package io.granary.block;
 
 import io.granary.devstack.testing.Datasets;
+import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.S3Resource;
 import io.granary.ufs.Credentials;
 import io.granary.ufs.S3Location;
@@ -71,7 +72,8 @@ final class Fixtures {
 
     static HttpResponse<byte[]> getBlock(URI worker, String dataset, String path, String etag, int index,
                                          String range) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(blockUri(worker, dataset, path, etag, index));
+        HttpRequest.Builder request = HttpRequest.newBuilder(blockUri(worker, dataset, path, etag, index))
+                .header("Authorization", Identities.CLUSTER_AUTHORIZATION);
         if (range != null) {
             request.header("Range", range);
         }
@@ -88,7 +90,8 @@ final class Fixtures {
     /** Reads a block as a stream and returns its SHA-256, so large blocks never sit whole in the test's heap. */
     static String sha256OfBlock(URI worker, String dataset, String path, String etag, int index) throws Exception {
         HttpResponse<InputStream> response = HTTP.send(HttpRequest.newBuilder(
-                blockUri(worker, dataset, path, etag, index)).build(), HttpResponse.BodyHandlers.ofInputStream());
+                        blockUri(worker, dataset, path, etag, index)).header("Authorization", Identities.CLUSTER_AUTHORIZATION)
+                .build(), HttpResponse.BodyHandlers.ofInputStream());
         if (response.statusCode() != 200) {
             throw new IllegalStateException("GET block answered " + response.statusCode());
         }

@@ -244,7 +244,7 @@ class TrainingDataScenarioIT {
     }
 
     @Test
-    @Order(5)
+    @Order(7)
     void aWorkerKilledDuringAReadSlowsItButNeverFailsIt() throws Exception {
         // Free the large file's cache, as an operator does, so its read goes through the workers (a warm block
         // is read from its file): every worker drops exactly that file's blocks.
@@ -279,7 +279,7 @@ class TrainingDataScenarioIT {
      * remounted), the last worker killed in the middle of a read, and the refusals a user meets.
      */
     @Test
-    @Order(6)
+    @Order(8)
     void aTrainingJobReadsAndWritesThroughTheNativeMount() throws Exception {
         Path mount = Files.createDirectories(work.resolve("native"));
         granary.mount(BUCKET, mount);
@@ -403,14 +403,26 @@ class TrainingDataScenarioIT {
     }
 
     @Test
-    @Order(7)
-    void withoutCredentialsNothingIsOpen() throws Exception {
+    @Order(5)
+    void withoutCredentialsNothingIsOpenAndSignedCallsAreEverywhere() throws Exception {
         for (URI api : List.of(GATEWAY.resolve("/api/v1/datasets"), URI.create("http://127.0.0.1:8081/api/v1/datasets"),
                 URI.create("http://127.0.0.1:8084/api/v1/dataloads"), WORKER_1.resolve("/blocks/stats"))) {
             HttpResponse<String> anonymous = HTTP.send(HttpRequest.newBuilder(api).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(anonymous.statusCode()).as("GET " + api).isEqualTo(401);
             assertThat(anonymous.body()).as("GET " + api).contains("\"status\":401").doesNotContain(BUCKET);
+        }
+        // Signed with the admin's S3 keys, as any AWS-signing client signs: every service's own port takes it.
+        Properties keys = new Properties();
+        try (InputStream in = Files.newInputStream(work.resolve("data/.granary/s3-keys"))) {
+            keys.load(in);
+        }
+        for (URI api : List.of(GATEWAY.resolve("/api/v1/datasets"), URI.create("http://127.0.0.1:8081/api/v1/datasets"),
+                URI.create("http://127.0.0.1:8084/api/v1/dataloads"), WORKER_1.resolve("/blocks/stats"))) {
+            assertThat(AccessMatrix.signedGet(api, keys.getProperty("AWS_ACCESS_KEY_ID"),
+                    keys.getProperty("AWS_SECRET_ACCESS_KEY"))).as("signed GET " + api).isEqualTo(200);
+            assertThat(AccessMatrix.signedGet(api, keys.getProperty("AWS_ACCESS_KEY_ID"), "not-the-secret"))
+                    .as("GET " + api + " signed with a wrong secret").isEqualTo(401);
         }
         // The cache poisoning of old: bytes PUT to a worker by anyone but Granary's services are refused, the
         // admin's token included.
@@ -427,7 +439,7 @@ class TrainingDataScenarioIT {
     }
 
     @Test
-    @Order(8)
+    @Order(6)
     void everyOperationOfEveryServiceGivesEachCallerExactlyWhatItsRoleAllows() throws Exception {
         // Three more identities, added as an operator adds them: the services read them again, no restart.
         List<AccessMatrix.Caller> callers = new ArrayList<>(List.of(

@@ -8,6 +8,7 @@ import io.granary.contracts.events.DeadLetter;
 import io.granary.contracts.events.Topics;
 import io.granary.contracts.worker.Worker;
 import io.granary.devstack.testing.Datasets;
+import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.S3Resource;
 import io.granary.devstack.testing.StackResource;
@@ -272,7 +273,8 @@ class DataLoadTest {
         cluster.dataset("sse", "1MiB", Datasets.localMount(localRoot.resolve("sse")));
         String id = start("{\"dataset\":\"sse\",\"targets\":[{\"path\":\"\"}]}");
         HttpResponse<Stream<String>> events = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create(base + "api/v1/dataloads/" + id + "/events")).timeout(Duration.ofSeconds(60)).build(),
+                        URI.create(base + "api/v1/dataloads/" + id + "/events")).timeout(Duration.ofSeconds(60))
+                        .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build(),
                 HttpResponse.BodyHandlers.ofLines());
         assertThat(events.headers().firstValue("Content-Type")).hasValueSatisfying(type ->
                 assertThat(type).startsWith("text/event-stream"));

@@ -78,8 +78,10 @@ public final class UnderStores {
                 return root;
             }
         }
+        // The roots are the server's own paths: the reason is shown to any reader of the dataset, so it names the
+        // setting, not them.
         throw new UnderStoreException("mount uri " + text + " is outside the directories allowed for local mounts "
-                + allowedRoots);
+                + "(granary.allowed-roots)");
     }
 
     /** Compared as real paths, so neither a symlinked root nor a symlink in the mount uri can slip past. */

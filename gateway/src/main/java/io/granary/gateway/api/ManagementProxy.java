@@ -1,48 +1,59 @@
 package io.granary.gateway.api;
 
 import io.granary.contracts.dataload.DataLoadApi;
+import io.granary.contracts.validation.Problem;
 import io.granary.gateway.config.GatewayConfig;
 import io.granary.kit.config.GranaryConfig;
 import io.granary.kit.security.AccessFilter;
 import io.granary.kit.security.Caller;
 import io.granary.kit.security.ClusterCredential;
 import io.granary.kit.security.Role;
-import io.vertx.core.Future;
+import io.granary.kit.security.SecurityConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import io.vertx.httpproxy.Body;
-import io.vertx.httpproxy.HttpProxy;
-import io.vertx.httpproxy.ProxyContext;
-import io.vertx.httpproxy.ProxyInterceptor;
-import io.vertx.httpproxy.ProxyResponse;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
 import java.net.URI;
+import java.util.Locale;
+import java.util.Set;
 
 /**
  * {@code /api/v1/**} forwarded to the service that owns it (DataLoads to the preload-service, everything else to
  * the metadata-service), so users need one endpoint. The access filter has let the caller through; the owner gets
  * the cluster credential and the caller's name in place of the caller's own credential, checks the call again
- * for that caller and records it for the audit. Vert.x's reverse proxy streams both ways and keeps status,
- * headers and problem bodies as the owner sent them.
+ * for that caller and records it for the audit. Status, headers and problem bodies come back as the owner sent
+ * them, and an answer of unknown length (a DataLoad's events) streams.
  */
 @ApplicationScoped
 public class ManagementProxy {
+
+    /** Hop-by-hop headers, the caller's credentials and what the sent body sets itself. */
+    private static final Set<String> NOT_FORWARDED = Set.of("connection", "keep-alive", "proxy-connection",
+            "transfer-encoding", "te", "trailer", "upgrade", "http2-settings", "host", "content-length",
+            "authorization", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token",
+            ClusterCredential.ON_BEHALF_OF.toLowerCase(Locale.ROOT));
 
     private final HttpClient client;
     private final ClusterCredential cluster;
     private final SocketAddress metadata;
     private final SocketAddress preload;
+    private final int maxBody;
 
-    ManagementProxy(Vertx vertx, GatewayConfig config, GranaryConfig shared, ClusterCredential cluster) {
+    ManagementProxy(Vertx vertx, GatewayConfig config, GranaryConfig shared, ClusterCredential cluster,
+                    SecurityConfig security) {
+        this.maxBody = security.maxBody();
         this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(2000));
         this.cluster = cluster;
         this.metadata = address(shared.metadataUrl());
@@ -54,25 +65,78 @@ public class ManagementProxy {
         router.route("/api/v1/*").order(-89).handler(ctx -> forward(ctx, metadata));
     }
 
+    /**
+     * The body is read first (a management call's is small) and sent with its length: Vert.x's proxy cannot stream
+     * an HTTP/2 request of unknown length to an HTTP/1.1 owner.
+     */
     private void forward(RoutingContext ctx, SocketAddress owner) {
-        Caller caller = AccessFilter.caller(ctx);
-        Buffer signedBody = ctx.get(AccessFilter.SIGNED_BODY);
-        ctx.put(AccessFilter.FORWARDED, true);
-        HttpProxy.reverseProxy(client).origin(owner).addInterceptor(new ProxyInterceptor() {
-            @Override
-            public Future<ProxyResponse> handleProxyRequest(ProxyContext proxy) {
-                proxy.request().headers().remove("X-Amz-Date").remove("X-Amz-Content-Sha256")
-                        .remove(ClusterCredential.ON_BEHALF_OF)
-                        .set(HttpHeaders.AUTHORIZATION, cluster.authorization());
-                if (caller.role() != Role.CLUSTER) {
-                    proxy.request().headers().set(ClusterCredential.ON_BEHALF_OF, caller.name());
-                }
-                if (signedBody != null) {
-                    proxy.request().setBody(Body.body(signedBody));
-                }
-                return proxy.sendRequest();
+        Buffer signed = ctx.get(AccessFilter.SIGNED_BODY);
+        if (signed != null) {
+            proxy(ctx, owner, signed);
+            return;
+        }
+        HttpServerRequest request = ctx.request();
+        if (request.isEnded()) {  // an h2c upgrade's first request, say: all of it arrived already
+            proxy(ctx, owner, Buffer.buffer());
+            return;
+        }
+        Buffer body = Buffer.buffer();
+        boolean[] tooLarge = {false};
+        request.handler(chunk -> {
+            if (!tooLarge[0] && body.length() + chunk.length() > maxBody) {
+                tooLarge[0] = true;
+                ctx.response().setStatusCode(413).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE)
+                        .end("{\"type\":\"about:blank\",\"title\":\"Content Too Large\",\"status\":413,"
+                                + "\"detail\":\"a management call's body is at most " + maxBody + " bytes\"}");
+            } else if (!tooLarge[0]) {
+                body.appendBuffer(chunk);
             }
-        }).handle(ctx.request());
+        });
+        request.endHandler(end -> {
+            if (!tooLarge[0]) {
+                proxy(ctx, owner, body);
+            }
+        });
+        request.resume();
+    }
+
+    private void proxy(RoutingContext ctx, SocketAddress owner, Buffer body) {
+        Caller caller = AccessFilter.caller(ctx);
+        ctx.put(AccessFilter.FORWARDED, true);
+        HttpServerRequest in = ctx.request();
+        RequestOptions options = new RequestOptions().setServer(owner).setMethod(in.method()).setURI(in.uri());
+        in.headers().forEach(header -> {
+            if (!NOT_FORWARDED.contains(header.getKey().toLowerCase(Locale.ROOT))) {
+                options.addHeader(header.getKey(), header.getValue());
+            }
+        });
+        options.putHeader(HttpHeaders.AUTHORIZATION, cluster.authorization());
+        if (caller.role() != Role.CLUSTER) {
+            options.putHeader(ClusterCredential.ON_BEHALF_OF, caller.name());
+        }
+        client.request(options).compose(request -> request.send(body)).onComplete(answer -> {
+            HttpServerResponse out = ctx.response();
+            if (answer.failed()) {
+                out.setStatusCode(502).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE).end("{\"type\":"
+                        + "\"about:blank\",\"title\":\"Bad Gateway\",\"status\":502,\"detail\":\"the service that "
+                        + "answers this call cannot be reached\"}");
+                return;
+            }
+            HttpClientResponse response = answer.result();
+            out.setStatusCode(response.statusCode());
+            response.headers().forEach(header -> {
+                if (!NOT_FORWARDED.contains(header.getKey().toLowerCase(Locale.ROOT))) {
+                    out.putHeader(header.getKey(), header.getValue());
+                }
+            });
+            String length = response.getHeader(HttpHeaders.CONTENT_LENGTH);
+            if (length != null) {
+                out.putHeader(HttpHeaders.CONTENT_LENGTH, length);
+            } else {
+                out.setChunked(true);  // a DataLoad's server-sent events go on until it ends
+            }
+            response.pipeTo(out);
+        });
     }
 
     private static SocketAddress address(URI url) {

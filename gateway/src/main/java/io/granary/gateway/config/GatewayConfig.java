@@ -15,10 +15,6 @@ public interface GatewayConfig {
     @WithDefault("http://127.0.0.1:8084")
     URI preloadUrl();
 
-    /** S3 region the gateway answers as; signatures must be scoped to it. */
-    @WithDefault("us-east-1")
-    String region();
-
     Auth auth();
 
     Read read();

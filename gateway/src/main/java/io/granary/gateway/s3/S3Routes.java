@@ -2,11 +2,11 @@ package io.granary.gateway.s3;
 
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
-import io.granary.gateway.auth.Principal;
+import io.granary.kit.sigv4.Principal;
 import io.granary.gateway.client.NearCache;
-import io.granary.gateway.config.GatewayConfig;
 import io.granary.gateway.metrics.GatewayMetrics;
 import io.granary.gateway.write.ObjectWrites;
+import io.granary.kit.config.GranaryConfig;
 import io.granary.kit.security.Caller;
 import io.granary.kit.security.Role;
 import io.granary.ufs.AccessDeniedException;
@@ -63,14 +63,14 @@ public class S3Routes {
     private final String region;
 
     S3Routes(Authenticator authenticator, NearCache near, BucketOps buckets, ObjectOps objects, ObjectWrites writes,
-             GatewayMetrics metrics, GatewayConfig config) {
+             GatewayMetrics metrics, GranaryConfig shared) {
         this.authenticator = authenticator;
         this.near = near;
         this.buckets = buckets;
         this.objects = objects;
         this.writes = writes;
         this.metrics = metrics;
-        this.region = config.region();
+        this.region = shared.region();
     }
 
     void routes(@Observes Router router) {

@@ -1,9 +1,9 @@
 package io.granary.gateway.write;
 
-import io.granary.gateway.auth.AuthFailure;
-import io.granary.gateway.auth.AwsChunkedDecoder;
-import io.granary.gateway.auth.PayloadMode;
-import io.granary.gateway.auth.Principal;
+import io.granary.kit.sigv4.AuthFailure;
+import io.granary.kit.sigv4.AwsChunkedDecoder;
+import io.granary.kit.sigv4.PayloadMode;
+import io.granary.kit.sigv4.Principal;
 import io.granary.gateway.s3.S3Exception;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

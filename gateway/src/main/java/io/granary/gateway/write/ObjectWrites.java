@@ -2,7 +2,7 @@ package io.granary.gateway.write;
 
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
-import io.granary.gateway.auth.Principal;
+import io.granary.kit.sigv4.Principal;
 import io.granary.gateway.client.NearCache;
 import io.granary.gateway.config.GatewayConfig;
 import io.granary.kit.client.MetadataClient;

@@ -3,6 +3,7 @@ package io.granary.hook.admission;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
 import io.granary.hook.KubernetesApiResource;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -77,6 +78,7 @@ class AdmissionTest {
 
     @BeforeAll
     void cacheSomeData() throws Exception {
+        RestAssuredAuth.asCluster();  // the datasets are made as Granary's services would make them
         for (String dataset : List.of("imagenet", "coco", "fresh", "orphan")) {
             Files.createDirectories(localRoot.resolve(dataset));
             given().contentType(ContentType.JSON)

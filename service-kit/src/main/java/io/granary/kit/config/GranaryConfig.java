@@ -1,6 +1,7 @@
 package io.granary.kit.config;
 
 import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
 
 import java.net.URI;
 import java.nio.file.Path;
@@ -33,6 +34,10 @@ public interface GranaryConfig {
      * ({@code GRANARY_SECRET_<REF>_ACCESS_KEY}).
      */
     Optional<Path> secretsDir();
+
+    /** The region AWS signatures are scoped to, on the S3 API and the management API alike. */
+    @WithDefault("us-east-1")
+    String region();
 
     /** Directories under which {@code file://} mounts may point; unset: no local mounts at all. */
     Optional<List<Path>> allowedRoots();

@@ -7,11 +7,11 @@ import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import jakarta.enterprise.inject.Instance;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -21,8 +21,8 @@ import java.util.Optional;
 
 /**
  * Every request to a guarded path, before any route sees it: who is calling (a bearer token: the cluster
- * credential, an identity's token or a Kubernetes ServiceAccount's; or an AWS Signature V4 where the service
- * verifies one), then whether {@link AccessRules} let that caller make this call. Anonymous and unknown callers get
+ * credential, an identity's token or a Kubernetes ServiceAccount's; or an AWS Signature V4 with an identity's S3
+ * keys), then whether {@link AccessRules} let that caller make this call. Anonymous and unknown callers get
  * 401, callers without the right 403, both as problem bodies that say nothing about the server.
  */
 @ApplicationScoped
@@ -38,13 +38,13 @@ public class AccessFilter {
     private final AccessList access;
     private final ClusterCredential cluster;
     private final TokenReviews reviews;
-    private final Instance<SignedCallers> signed;
+    private final SignedCallers signed;
     private final AuditTrail audit;
     private final ObjectMapper json;
     private final List<String> guarded;
     private final int maxBody;
 
-    AccessFilter(AccessList access, ClusterCredential cluster, TokenReviews reviews, Instance<SignedCallers> signed,
+    AccessFilter(AccessList access, ClusterCredential cluster, TokenReviews reviews, SignedCallers signed,
                  AuditTrail audit, ObjectMapper json, SecurityConfig config) {
         this.access = access;
         this.cluster = cluster;
@@ -71,7 +71,7 @@ public class AccessFilter {
 
     private void handle(RoutingContext ctx) {
         String path = ctx.normalizedPath();
-        if (path.startsWith("/q/") || path.equals("/q") || guarded.stream().noneMatch(path::startsWith)) {
+        if (path.startsWith("/q/") || path.equals("/q") || !guarded(path)) {
             ctx.next();
             return;
         }
@@ -85,6 +85,16 @@ public class AccessFilter {
         } else {
             refuse(ctx, 401, "this call needs credentials: an AWS Signature V4 or a bearer token");
         }
+    }
+
+    /** A loop, not a stream: the gateway asks this of every S3 request. */
+    private boolean guarded(String path) {
+        for (String prefix : guarded) {
+            if (path.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void bearer(RoutingContext ctx, String token) {
@@ -117,13 +127,9 @@ public class AccessFilter {
     }
 
     private void signed(RoutingContext ctx) {
-        if (!signed.isResolvable()) {
-            refuse(ctx, 401, "this port takes bearer tokens; send signed calls to the gateway");
-            return;
-        }
         SignedCallers.Signed caller;
         try {
-            caller = signed.get().verify(ctx.request());
+            caller = signed.verify(ctx.request());
         } catch (SignedCallers.Refused refused) {
             refuse(ctx, refused.status(), refused.getMessage());
             return;
@@ -131,6 +137,14 @@ public class AccessFilter {
         String sha256 = caller.payloadSha256();
         if (sha256 == null || sha256.equals(EMPTY_SHA256) && ctx.request().getHeader(HttpHeaders.CONTENT_LENGTH) == null) {
             decide(ctx, caller.caller());
+            return;
+        }
+        if (ctx.request().isEnded()) {  // all of it arrived with the head (an h2c upgrade's request): no body
+            if (sha256.equals(EMPTY_SHA256)) {
+                decide(ctx, caller.caller());
+            } else {
+                refuse(ctx, 400, "the body's SHA-256 is not the x-amz-content-sha256 that was signed");
+            }
             return;
         }
         long length;
@@ -213,8 +227,32 @@ public class AccessFilter {
         if (status == 401) {
             ctx.response().putHeader("WWW-Authenticate", "Bearer realm=\"granary\"");
         }
+        // A large body nobody will read (a refused block PUT) is not worth draining: that HTTP/1 connection ends
+        // with the answer. Any other is drained, so the connection goes on (HTTP/2 streams share theirs).
+        HttpServerRequest request = ctx.request();
+        boolean abandon = request.version() != HttpVersion.HTTP_2 && !request.isEnded()
+                && contentLength(request) > maxBody;
+        if (abandon) {
+            ctx.response().putHeader(HttpHeaders.CONNECTION, "close");
+        }
         ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE)
-                .putHeader(HttpHeaders.CONNECTION, "close").end(Buffer.buffer(body));
+                .end(Buffer.buffer(body)).onComplete(sent -> {
+                    if (abandon) {
+                        request.connection().close();
+                    }
+                });
+        if (!abandon && !request.isEnded()) {
+            request.resume();  // Quarkus hands requests on paused: the rest of the body is read and dropped
+        }
+    }
+
+    private static long contentLength(HttpServerRequest request) {
+        try {
+            String length = request.getHeader(HttpHeaders.CONTENT_LENGTH);
+            return length == null ? -1 : Long.parseLong(length);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     private static String sha256(Buffer body) {

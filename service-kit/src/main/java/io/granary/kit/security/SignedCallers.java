@@ -1,26 +1,58 @@
 package io.granary.kit.security;
 
+import io.granary.kit.config.GranaryConfig;
+import io.granary.kit.sigv4.AuthFailure;
+import io.granary.kit.sigv4.IncomingRequest;
+import io.granary.kit.sigv4.PayloadMode;
+import io.granary.kit.sigv4.Principal;
+import io.granary.kit.sigv4.SigV4Verifier;
 import io.vertx.core.http.HttpServerRequest;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Clock;
 
 /**
- * Callers who sign their requests with AWS Signature V4, for a service that verifies it (the gateway, which holds
- * the verifier of its S3 API); a service without one refuses signed management calls.
+ * Callers who sign a management call with AWS Signature V4, with the S3 keys of their identity, as any AWS-signing
+ * client (and the CLI) can: on every service's port, the gateway's included.
  */
-public interface SignedCallers {
+@ApplicationScoped
+public class SignedCallers {
 
     /**
      * A signed request's caller.
      *
      * @param payloadSha256 the hex SHA-256 the body must have when the signature covers it, else null
      */
-    record Signed(Caller caller, String payloadSha256) {
+    public record Signed(Caller caller, String payloadSha256) {
     }
 
-    /** @throws Refused when the signature does not check out */
-    Signed verify(HttpServerRequest request);
+    private final AccessList access;
+    private final SigV4Verifier verifier;
+
+    SignedCallers(AccessList access, GranaryConfig shared) {
+        this.access = access;
+        this.verifier = new SigV4Verifier(key -> access.byAccessKey(key).map(AccessList.Keyed::secretKey),
+                shared.region(), false, Clock.systemUTC());
+    }
+
+    /** @throws Refused when the signature does not check out, or the body is streamed (aws-chunked) */
+    public Signed verify(HttpServerRequest http) {
+        Principal principal;
+        try {
+            principal = verifier.verify(IncomingRequest.of(http));
+        } catch (AuthFailure failure) {
+            throw new Refused(failure.status() == 403 ? 401 : failure.status(), failure.getMessage());
+        }
+        if (principal.payload() != PayloadMode.SIGNED && principal.payload() != PayloadMode.UNSIGNED) {
+            throw new Refused(400, "a management call's body is signed whole or not at all, never streamed");
+        }
+        Caller caller = access.byAccessKey(principal.accessKeyId()).map(AccessList.Keyed::caller)
+                .orElseThrow(() -> new Refused(401, "the access key is not known"));
+        return new Signed(caller, principal.payloadSha256());
+    }
 
     /** Why a request's credential was not accepted; its message goes to the caller. */
-    final class Refused extends RuntimeException {
+    public static final class Refused extends RuntimeException {
         private final int status;
 
         public Refused(int status, String message) {

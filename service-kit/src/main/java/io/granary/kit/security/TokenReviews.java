@@ -3,6 +3,7 @@ package io.granary.kit.security;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
@@ -41,8 +42,13 @@ public class TokenReviews {
     private final Map<String, Answer> answers = new ConcurrentHashMap<>();
     private volatile HttpClient http;
 
+    @Inject
     TokenReviews(SecurityConfig config) {
-        this.config = config.tokenReview();
+        this(config.tokenReview());
+    }
+
+    TokenReviews(SecurityConfig.TokenReview config) {
+        this.config = config;
     }
 
     public boolean enabled() {

@@ -1,4 +1,4 @@
-package io.granary.gateway.auth;
+package io.granary.kit.sigv4;
 
 /** How the body must be read after authentication. */
 public enum PayloadMode {

@@ -1,4 +1,4 @@
-package io.granary.gateway.auth;
+package io.granary.kit.sigv4;
 
 import io.vertx.core.buffer.Buffer;
 import org.junit.jupiter.api.Test;
@@ -22,10 +22,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 
-import static io.granary.gateway.auth.SdkClient.ACCESS_KEY;
-import static io.granary.gateway.auth.SdkClient.incoming;
-import static io.granary.gateway.auth.SdkClient.request;
-import static io.granary.gateway.auth.SdkClient.sign;
+import static io.granary.kit.sigv4.SdkClient.ACCESS_KEY;
+import static io.granary.kit.sigv4.SdkClient.incoming;
+import static io.granary.kit.sigv4.SdkClient.request;
+import static io.granary.kit.sigv4.SdkClient.sign;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 

@@ -1,4 +1,4 @@
-package io.granary.gateway.auth;
+package io.granary.kit.sigv4;
 
 /** An S3 authentication error: code is the S3 error code, status the HTTP status. */
 public final class AuthFailure extends RuntimeException {

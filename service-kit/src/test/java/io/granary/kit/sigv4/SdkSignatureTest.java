@@ -1,4 +1,4 @@
-package io.granary.gateway.auth;
+package io.granary.kit.sigv4;
 
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.http.SdkHttpMethod;
@@ -10,10 +10,10 @@ import java.util.List;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-import static io.granary.gateway.auth.SdkClient.SECRET;
-import static io.granary.gateway.auth.SdkClient.incoming;
-import static io.granary.gateway.auth.SdkClient.request;
-import static io.granary.gateway.auth.SdkClient.sign;
+import static io.granary.kit.sigv4.SdkClient.SECRET;
+import static io.granary.kit.sigv4.SdkClient.incoming;
+import static io.granary.kit.sigv4.SdkClient.request;
+import static io.granary.kit.sigv4.SdkClient.sign;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -1,4 +1,4 @@
-package io.granary.gateway.auth;
+package io.granary.kit.sigv4;
 
 /**
  * Computes the signatures of an aws-chunked body's chunks and trailer with the request's signing key, scope and

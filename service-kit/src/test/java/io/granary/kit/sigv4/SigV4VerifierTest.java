@@ -1,4 +1,4 @@
-package io.granary.gateway.auth;
+package io.granary.kit.sigv4;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,15 +17,15 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 
-import static io.granary.gateway.auth.SdkClient.ACCESS_KEY;
-import static io.granary.gateway.auth.SdkClient.NOW;
-import static io.granary.gateway.auth.SdkClient.incoming;
-import static io.granary.gateway.auth.SdkClient.request;
-import static io.granary.gateway.auth.SdkClient.sign;
-import static io.granary.gateway.auth.SdkClient.verifier;
-import static io.granary.gateway.auth.SdkClient.withHeader;
-import static io.granary.gateway.auth.SdkClient.withPath;
-import static io.granary.gateway.auth.SdkClient.withQuery;
+import static io.granary.kit.sigv4.SdkClient.ACCESS_KEY;
+import static io.granary.kit.sigv4.SdkClient.NOW;
+import static io.granary.kit.sigv4.SdkClient.incoming;
+import static io.granary.kit.sigv4.SdkClient.request;
+import static io.granary.kit.sigv4.SdkClient.sign;
+import static io.granary.kit.sigv4.SdkClient.verifier;
+import static io.granary.kit.sigv4.SdkClient.withHeader;
+import static io.granary.kit.sigv4.SdkClient.withPath;
+import static io.granary.kit.sigv4.SdkClient.withQuery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

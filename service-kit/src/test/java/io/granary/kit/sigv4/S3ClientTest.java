@@ -1,4 +1,4 @@
-package io.granary.gateway.auth;
+package io.granary.kit.sigv4;
 
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -32,8 +32,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
-import static io.granary.gateway.auth.SdkClient.ACCESS_KEY;
-import static io.granary.gateway.auth.SdkClient.SECRET;
+import static io.granary.kit.sigv4.SdkClient.ACCESS_KEY;
+import static io.granary.kit.sigv4.SdkClient.SECRET;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -1,4 +1,4 @@
-package io.granary.gateway.auth;
+package io.granary.kit.sigv4;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
