@@ -1,10 +1,13 @@
 package io.granary.gateway.metrics;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,23 +25,28 @@ public class GatewayMetrics {
     public static final String UNDER_STORE = "understore";
 
     private final MeterRegistry registry;
+    // Every S3 request counts in these: each meter is looked up once, not built and found again per request.
+    private final Map<String, Counter> requests = new ConcurrentHashMap<>();
+    private final Map<String, Counter> served = new ConcurrentHashMap<>();
+    private final Map<String, Timer> firstByte = new ConcurrentHashMap<>();
 
     GatewayMetrics(MeterRegistry registry) {
         this.registry = registry;
     }
 
     public void request(String operation, int status) {
-        registry.counter("granary.gateway.requests", "operation", operation, "status", Integer.toString(status))
-                .increment();
+        requests.computeIfAbsent(operation + ' ' + status, key -> registry.counter("granary.gateway.requests",
+                "operation", operation, "status", Integer.toString(status))).increment();
     }
 
     public void served(String source, long bytes) {
-        registry.counter("granary.gateway.bytes.served", "source", source).increment(bytes);
+        served.computeIfAbsent(source, key -> registry.counter("granary.gateway.bytes.served", "source", source))
+                .increment(bytes);
     }
 
     public void firstByte(String operation, Duration elapsed) {
-        Timer.builder("granary.gateway.time.to.first.byte").tag("operation", operation)
-                .publishPercentileHistogram(false).register(registry).record(elapsed);
+        firstByte.computeIfAbsent(operation, key -> Timer.builder("granary.gateway.time.to.first.byte")
+                .tag("operation", operation).publishPercentileHistogram(false).register(registry)).record(elapsed);
     }
 
     /** Stages of a cold read as the gateway sees them. */

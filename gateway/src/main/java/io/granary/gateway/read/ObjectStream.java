@@ -74,7 +74,7 @@ final class ObjectStream {
                 fetched.cancel();
             }
             boolean filledAhead = fills.remove(position) != null;  // read ahead only fills a block not there
-            sendFile(slice, local.get(), owners, filledAhead);
+            sendFile(slice, blockId, local.get(), owners, filledAhead);
             return;
         }
         Worker near = zeroCopy ? near(owners) : null;
@@ -95,7 +95,7 @@ final class ObjectStream {
             Optional<OpenBlockFile> file = filled.succeeded() ? reads.shortCircuit.open(near, dataset.name(), blockId)
                     : Optional.empty();
             if (file.isPresent()) {
-                sendFile(slice, new LocalFile(near, file.get()), owners, true);
+                sendFile(slice, blockId, new LocalFile(near, file.get()), owners, true);
             } else {
                 fromOwners(slice, owners, 0);  // not stored (no room), or the worker failed: it decides
             }
@@ -103,11 +103,11 @@ final class ObjectStream {
     }
 
     /** Sends the block from its file; {@code filled}: its worker filled it for this read (a miss, to it). */
-    private void sendFile(BlockSlice slice, LocalFile local, List<Worker> owners, boolean filled) {
+    private void sendFile(BlockSlice slice, String blockId, LocalFile local, List<Worker> owners, boolean filled) {
         ZeroCopy.send(request, local.file(), slice.offsetInBlock(), slice.length()).onComplete(sent -> {
             if (sent.succeeded()) {
                 reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());
-                reads.localReads.read(local.owner(), dataset.name(), blockId(slice), filled);
+                reads.localReads.read(local.owner(), dataset.name(), blockId, filled);
                 advance();
             } else if (!done.future().isComplete()) {
                 LOG.debugf("block %d of %s could not be sent from %s: %s", slice.index(), file.path(),
