@@ -53,11 +53,20 @@ public interface GatewayConfig {
         Duration suspectFor();
 
         /**
-         * Block files kept open between reads (least recently read out first), one file descriptor each, and never
-         * more than half the process's descriptor limit; 0 opens and closes a block's file for every read of it.
+         * Block files kept open between reads (least recently read out first), one file descriptor each (and one
+         * mapping for a file in memory), and never more than half the process's descriptor limit or half its
+         * mapping limit ({@code vm.max_map_count}); 0 opens and closes a block's file for every read of it.
          */
         @WithDefault("65536")
         int openFiles();
+
+        /**
+         * How often every kept block file is checked against its name: one whose block was evicted or freed since
+         * its last read is closed, so its memory (a file of a memory level) is given back within this, not held
+         * until it is read again or pushed out.
+         */
+        @WithDefault("5s")
+        Duration openFilesCheck();
 
         /** How often the reads served from workers' files here are reported to them (their LRU and hit ratio). */
         @WithDefault("1s")

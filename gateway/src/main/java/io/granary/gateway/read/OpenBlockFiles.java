@@ -2,12 +2,14 @@ package io.granary.gateway.read;
 
 import com.sun.management.UnixOperatingSystemMXBean;
 import io.granary.gateway.config.GatewayConfig;
+import io.quarkus.scheduler.Scheduled;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -15,6 +17,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +29,9 @@ import java.util.Optional;
  * stat is what keeps it right: a file evicted or freed by its worker is gone from its name and never sent again,
  * and one written anew under the name (the same block filled again) has another inode and is opened afresh. A
  * block file's bytes never change once it has its name, so an open one is always the block it was opened as.
+ * A file of a memory level is also mapped while it is kept, so it is sent from memory (see {@link ZeroCopy}). The
+ * kept files are checked against their names every {@code read.open-files-check}, so a block evicted since its last
+ * read does not hold its space.
  */
 @ApplicationScoped
 public class OpenBlockFiles {
@@ -35,7 +41,7 @@ public class OpenBlockFiles {
 
     @Inject
     OpenBlockFiles(GatewayConfig config) {
-        this(Math.min(config.read().openFiles(), descriptorLimit() / 2));
+        this(limit(config.read().openFiles()));
     }
 
     OpenBlockFiles(int limit) {
@@ -56,7 +62,7 @@ public class OpenBlockFiles {
      * The block file at {@code path}, open, with a reference the caller must {@link OpenBlockFile#release()};
      * empty when there is no regular file there.
      */
-    Optional<OpenBlockFile> open(Path path) {
+    Optional<OpenBlockFile> open(Path path, boolean inMemory) {
         BasicFileAttributes attributes;
         try {
             attributes = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
@@ -75,14 +81,19 @@ public class OpenBlockFiles {
             }
         }
         OpenBlockFile opened;
+        FileChannel channel = null;
         try {
-            // The size from the stat: a block file is whole under its name, and a later one has another key.
-            opened = new OpenBlockFile(FileChannel.open(path, StandardOpenOption.READ), attributes.fileKey(),
-                    attributes.size());
+            channel = FileChannel.open(path, StandardOpenOption.READ);
+            // The size from the stat: a block file is whole under its name, and a later one has another key. Only a
+            // file kept open is mapped: mapping costs more than one send saves.
+            long size = attributes.size();
+            ByteBuffer mapped = inMemory && limit > 0 ? map(channel, size) : null;
+            opened = new OpenBlockFile(channel, attributes.fileKey(), size, mapped);
         } catch (NoSuchFileException e) {
             forget(path);
             return Optional.empty();
         } catch (IOException e) {
+            closeQuietly(channel);
             return Optional.empty();  // unreadable here: read another way
         }
         if (limit > 0) {
@@ -98,12 +109,88 @@ public class OpenBlockFiles {
         return Optional.of(opened);
     }
 
+    /** The whole file mapped read-only; null when it cannot be (too big to map, or no mapping left): sent instead. */
+    private static ByteBuffer map(FileChannel channel, long size) {
+        if (size == 0 || size > Integer.MAX_VALUE) {
+            return null;
+        }
+        try {
+            return channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // opened for reading: nothing is lost
+            }
+        }
+    }
+
+    /** {@code configured}, at most half the process's descriptor limit and half its mapping limit. */
+    static int limit(int configured) {
+        return Math.min(configured, Math.min(descriptorLimit(), mappingLimit()) / 2);
+    }
+
     /** The process's limit on open file descriptors: sockets, logs and the rest need their share of it. */
     private static int descriptorLimit() {
         if (ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean unix) {
             return (int) Math.min(Integer.MAX_VALUE, unix.getMaxFileDescriptorCount());
         }
         return 0;  // no descriptors to count: open a file per read
+    }
+
+    /** The kernel's limit on this process's mappings ({@code vm.max_map_count}): the JVM needs its share of it too. */
+    private static int mappingLimit() {
+        try {
+            // Not Files.readString: it sizes its read by the file's size, 0 for a /proc file, and came back with "6".
+            return Integer.parseInt(Files.readAllLines(Path.of("/proc/sys/vm/max_map_count")).get(0).trim());
+        } catch (IOException | RuntimeException e) {
+            return 65_530;  // the kernel's default
+        }
+    }
+
+    /**
+     * Closes the kept files whose name is gone (the block was evicted or freed) or names another file now: an
+     * unlinked file's space, memory for a memory level, is only given back once no one holds it open.
+     */
+    @Scheduled(every = "${granary.gateway.read.open-files-check}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void closeStale() {
+        List<Map.Entry<Path, OpenBlockFile>> kept = new ArrayList<>();
+        synchronized (open) {
+            open.forEach((path, file) -> kept.add(Map.entry(path, file)));
+        }
+        for (Map.Entry<Path, OpenBlockFile> entry : kept) {
+            if (!named(entry.getKey(), entry.getValue())) {
+                boolean removed;
+                synchronized (open) {
+                    removed = open.remove(entry.getKey(), entry.getValue());
+                }
+                if (removed) {
+                    entry.getValue().release();
+                }
+            }
+        }
+    }
+
+    private static boolean named(Path path, OpenBlockFile file) {
+        try {
+            return file.fileKey().equals(Files.readAttributes(path, BasicFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS).fileKey());
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Whether the file at {@code path} is kept open (as of its last read: not checked against its name). */
+    boolean keeps(Path path) {
+        synchronized (open) {
+            return open.containsKey(path);
+        }
     }
 
     /** How many files are kept open. */

@@ -1,11 +1,13 @@
 package io.granary.gateway.read;
 
 import io.granary.contracts.block.BlockApi;
+import io.granary.contracts.worker.Medium;
 import io.granary.contracts.worker.Tier;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.config.GatewayConfig;
 import io.granary.kit.config.GranaryConfig;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,9 +27,14 @@ public class ShortCircuit {
     private final String node;
     private final OpenBlockFiles openFiles;
 
+    @Inject
     ShortCircuit(GatewayConfig config, GranaryConfig shared, OpenBlockFiles openFiles) {
-        this.enabled = config.read().shortCircuit();
-        this.node = shared.node();
+        this(config.read().shortCircuit(), shared.node(), openFiles);
+    }
+
+    ShortCircuit(boolean enabled, String node, OpenBlockFiles openFiles) {
+        this.enabled = enabled;
+        this.node = node;
         this.openFiles = openFiles;
     }
 
@@ -46,8 +53,25 @@ public class ShortCircuit {
         if (!reaches(owner)) {
             return Optional.empty();
         }
-        for (Tier tier : owner.tiers()) {
-            Optional<OpenBlockFile> file = openFiles.open(BlockApi.blockFile(tier.path(), dataset, blockId));
+        List<Tier> tiers = owner.tiers();
+        Path[] files = new Path[tiers.size()];
+        for (int i = 0; i < files.length; i++) {
+            files[i] = BlockApi.blockFile(tiers.get(i).path(), dataset, blockId);
+        }
+        // The level a file is kept open from is asked first: asking a level that has no file costs a failed stat.
+        int kept = -1;
+        for (int i = 0; i < files.length && kept < 0; i++) {
+            kept = openFiles.keeps(files[i]) ? i : -1;
+        }
+        if (kept >= 0) {
+            Optional<OpenBlockFile> file = openFiles.open(files[kept], tiers.get(kept).medium() == Medium.MEM);
+            if (file.isPresent()) {
+                return file;
+            }
+        }
+        for (int i = 0; i < files.length; i++) {
+            Optional<OpenBlockFile> file = i == kept ? Optional.empty()
+                    : openFiles.open(files[i], tiers.get(i).medium() == Medium.MEM);
             if (file.isPresent()) {
                 return file;
             }

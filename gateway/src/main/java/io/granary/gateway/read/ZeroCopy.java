@@ -1,5 +1,6 @@
 package io.granary.gateway.read;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.handler.codec.http.HttpContentCompressor;
@@ -14,10 +15,12 @@ import java.io.IOException;
 
 /**
  * Sends a region of an open block file into a response that goes on after it (the next block of the object),
- * zero-copy. Vert.x's own {@code sendFile} ends the response and closes the file, so it can serve one block but not
- * an object of several, nor keep the file open for the next read; this writes a Netty {@code FileRegion}
- * ({@code sendfile(2)}) on the connection itself. That is Vert.x internal API, pinned by the Quarkus BOM. HTTP/2
- * (whose frames a raw region would corrupt), TLS and compression are refused here and served by copying instead.
+ * without copying it through the JVM: a file of a disk level as a Netty {@code FileRegion} ({@code sendfile(2)}), a
+ * file in memory from its mapping (the kernel copies from the mapped pages into the socket, and the head goes in the
+ * same {@code writev}). Vert.x's own {@code sendFile} ends the response and closes the file, so it can serve one
+ * block but not an object of several, nor keep the file open for the next read; this writes on the connection
+ * itself. That is Vert.x internal API, pinned by the Quarkus BOM. HTTP/2 (whose frames a raw region would
+ * corrupt), TLS and compression are refused here and served by copying instead.
  */
 final class ZeroCopy {
 
@@ -61,7 +64,15 @@ final class ZeroCopy {
                 sent.fail(done.cause());
             }
         });
-        connection.writeToChannel(new Region(file, offset, length), written);
+        if (file.isMapped()) {
+            // From memory: the head and the bytes leave in one writev, and the kernel copies from the mapped pages
+            // into the socket, which loopback measured faster than sendfile's page-by-page splice. The file stays
+            // mapped until its reference is released, when Netty has written it or failed.
+            written.addListener(done -> file.release());
+            connection.writeToChannel(Unpooled.wrappedBuffer(file.mapped(offset, length)), written);
+        } else {
+            connection.writeToChannel(new Region(file, offset, length), written);
+        }
         return sent.future();
     }
 

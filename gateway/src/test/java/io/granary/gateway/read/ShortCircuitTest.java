@@ -3,6 +3,7 @@ package io.granary.gateway.read;
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.worker.Medium;
 import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.Worker;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -10,7 +11,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -97,5 +100,53 @@ class ShortCircuitTest {
                 tiers.get(1));
 
         assertThat(ShortCircuit.inLevels(withMissing, DATASET, BLOCK)).contains(file);
+    }
+
+    @Test
+    void aFileInMemoryIsMappedAndOneOnDiskIsNot() throws IOException {
+        block(ssd, DATASET, BLOCK);
+        String other = BlockId.of(DATASET, "train/n01440764/0002.JPEG", "e1", 0).toString();
+        block(mem, DATASET, other);
+        try (Opened opened = new Opened()) {
+            OpenBlockFile onDisk = opened.shortCircuit.open(opened.owner, DATASET, BLOCK).orElseThrow();
+            OpenBlockFile inMemory = opened.shortCircuit.open(opened.owner, DATASET, other).orElseThrow();
+
+            assertThat(onDisk.isMapped()).isFalse();
+            assertThat(inMemory.isMapped()).isTrue();
+            onDisk.release();
+            inMemory.release();
+        }
+    }
+
+    @Test
+    void aBlockMovedToAnotherLevelIsFoundWhereItIsNow() throws IOException {
+        Path onDisk = block(ssd, DATASET, BLOCK);
+        try (Opened opened = new Opened()) {
+            opened.shortCircuit.open(opened.owner, DATASET, BLOCK).orElseThrow().release();  // kept open from disk
+
+            // The worker promotes it: written in memory, then removed from disk.
+            block(mem, DATASET, BLOCK);
+            Files.delete(onDisk);
+            OpenBlockFile now = opened.shortCircuit.open(opened.owner, DATASET, BLOCK).orElseThrow();
+
+            assertThat(now.isMapped()).as("read from memory now").isTrue();
+            now.release();
+            Files.delete(mem.resolve(DATASET).resolve(BLOCK));  // evicted
+            assertThat(opened.shortCircuit.open(opened.owner, DATASET, BLOCK)).isEmpty();
+        }
+    }
+
+    /** A short-circuit on this node over the levels of a worker on it. */
+    private final class Opened implements AutoCloseable {
+
+        final OpenBlockFiles files = new OpenBlockFiles(16);
+        final ShortCircuit shortCircuit = new ShortCircuit(true, "node-1", files);
+        final Worker owner = new Worker("worker-1", "node-1", "http://127.0.0.1:1", Map.of(), tiers, Instant.now(),
+                true);
+
+        @Override
+        public void close() {
+            files.close();
+        }
     }
 }

@@ -9,8 +9,9 @@ import io.vertx.core.http.HttpServerRequest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.URI;
@@ -27,7 +28,10 @@ import static io.granary.gateway.read.Local.address;
 import static io.granary.gateway.read.Local.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** File regions sent into a response that goes on after them, through a real Vert.x server to a real client. */
+/**
+ * File regions sent into a response that goes on after them, through a real Vert.x server to a real client; each
+ * test that takes {@code inMemory} sends from a file of a disk level (sendfile) and from one in memory (mapped).
+ */
 class ZeroCopyTest {
 
     private static Vertx vertx;
@@ -73,8 +77,9 @@ class ZeroCopyTest {
         return response.body();
     }
 
-    @Test
-    void regionsOfFilesFollowEachOtherInOneResponse() throws IOException, InterruptedException {
+    @ParameterizedTest(name = "in memory: {0}")
+    @ValueSource(booleans = {false, true})
+    void regionsOfFilesFollowEachOtherInOneResponse(boolean inMemory) throws IOException, InterruptedException {
         byte[] first = bytes(300_000, 1);
         byte[] second = bytes(5_000, 2);
         Path block0 = Files.write(dir.resolve("block-0"), first);
@@ -84,10 +89,10 @@ class ZeroCopyTest {
         byte[] body = get(request -> {
             possible.complete(ZeroCopy.possible(request));
             request.response().putHeader("Content-Length", Integer.toString(200_000 + 4_000 + 10 + 4_000));
-            ZeroCopy.send(request, files.open(block0).orElseThrow(), 100_000, 200_000)
-                    .compose(sent -> ZeroCopy.send(request, files.open(block1).orElseThrow(), 0, 4_000))
+            ZeroCopy.send(request, files.open(block0, inMemory).orElseThrow(), 100_000, 200_000)
+                    .compose(sent -> ZeroCopy.send(request, files.open(block1, inMemory).orElseThrow(), 0, 4_000))
                     .compose(sent -> request.response().write("0123456789"))  // a block sent by copy
-                    .compose(sent -> ZeroCopy.send(request, files.open(block1).orElseThrow(), 1_000, 4_000))
+                    .compose(sent -> ZeroCopy.send(request, files.open(block1, inMemory).orElseThrow(), 1_000, 4_000))
                     .onComplete(done -> request.response().end());
         });
 
@@ -101,26 +106,28 @@ class ZeroCopyTest {
         assertThat(files.size()).as("both files kept open for the next read, the second opened once").isEqualTo(2);
     }
 
-    @Test
-    void aFileShorterThanTheRegionFailsBeforeAnyByteIsSent() throws IOException, InterruptedException {
+    @ParameterizedTest(name = "in memory: {0}")
+    @ValueSource(booleans = {false, true})
+    void aFileShorterThanTheRegionFailsBeforeAnyByteIsSent(boolean inMemory) throws IOException, InterruptedException {
         Path block = Files.write(dir.resolve("block"), bytes(1_000, 3));
         CompletableFuture<Throwable> failure = new CompletableFuture<>();
 
         byte[] body = get(request -> fallback(request,
-                ZeroCopy.send(request, files.open(block).orElseThrow(), 900, 200), failure));
+                ZeroCopy.send(request, files.open(block, inMemory).orElseThrow(), 900, 200), failure));
 
         assertThat(await(failure)).isInstanceOf(IOException.class).hasMessageContaining("shorter than expected");
         assertThat(new String(body)).as("only what the caller sent instead").isEqualTo("from elsewhere");
     }
 
-    @Test
-    void aBlockEvictedOnceItsSendBeganIsSentWhole() throws IOException, InterruptedException {
+    @ParameterizedTest(name = "in memory: {0}")
+    @ValueSource(booleans = {false, true})
+    void aBlockEvictedOnceItsSendBeganIsSentWhole(boolean inMemory) throws IOException, InterruptedException {
         // The worker unlinks the file between the lookup and the send: the open file is still the whole block.
         byte[] content = bytes(150_000, 4);
         Path block = Files.write(dir.resolve("evicted"), content);
 
         byte[] body = get(request -> {
-            OpenBlockFile file = files.open(block).orElseThrow();
+            OpenBlockFile file = files.open(block, inMemory).orElseThrow();
             try {
                 Files.delete(block);
             } catch (IOException e) {
@@ -131,7 +138,7 @@ class ZeroCopyTest {
         });
 
         assertThat(Arrays.equals(body, content)).isTrue();
-        assertThat(files.open(block)).as("and never sent again").isEmpty();
+        assertThat(files.open(block, inMemory)).as("and never sent again").isEmpty();
     }
 
     /** What ObjectStream does when a file cannot be sent: the same bytes another way. */
