@@ -112,7 +112,9 @@ public class AccessFilter {
         if (known.isPresent()) {
             decide(ctx, known.get());
         } else if (reviews.enabled()) {
-            ctx.request().pause();
+            if (!ctx.request().isEnded()) {  // an h2c upgrade's request came whole: pausing it throws
+                ctx.request().pause();
+            }
             ctx.vertx().executeBlocking(() -> reviews.username(token).flatMap(access::byServiceAccount), false)
                     .onComplete(result -> {
                         if (result.succeeded() && result.result().isPresent()) {
