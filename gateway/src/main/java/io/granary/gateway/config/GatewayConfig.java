@@ -61,6 +61,14 @@ public interface GatewayConfig {
         int openFiles();
 
         /**
+         * A kept block file in memory at least this big is mapped and sent from the mapping; a smaller one, and any
+         * file on disk, with sendfile. Measured here: a 64 MiB block goes out a third faster from its mapping, a
+         * 128 KiB one costs the same warm and more cold (mapping, faulting and unmapping it per fill).
+         */
+        @WithDefault("4MiB")
+        String mapAtLeast();
+
+        /**
          * How often every kept block file is checked against its name: one whose block was evicted or freed since
          * its last read is closed, so its memory (a file of a memory level) is given back within this, not held
          * until it is read again or pushed out.

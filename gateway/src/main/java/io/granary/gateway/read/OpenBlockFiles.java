@@ -1,6 +1,7 @@
 package io.granary.gateway.read;
 
 import com.sun.management.UnixOperatingSystemMXBean;
+import io.granary.contracts.block.ByteSize;
 import io.granary.gateway.config.GatewayConfig;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.annotation.PreDestroy;
@@ -29,7 +30,7 @@ import java.util.Optional;
  * stat is what keeps it right: a file evicted or freed by its worker is gone from its name and never sent again,
  * and one written anew under the name (the same block filled again) has another inode and is opened afresh. A
  * block file's bytes never change once it has its name, so an open one is always the block it was opened as.
- * A file of a memory level is also mapped while it is kept, so it is sent from memory (see {@link ZeroCopy}). The
+ * A big file of a memory level is also mapped while it is kept, so it is sent from memory (see {@link ZeroCopy}). The
  * kept files are checked against their names every {@code read.open-files-check}, so a block evicted since its last
  * read does not hold its space.
  */
@@ -37,15 +38,19 @@ import java.util.Optional;
 public class OpenBlockFiles {
 
     private final int limit;
+    private final long mapAtLeast;
     private final Map<Path, OpenBlockFile> open;
 
     @Inject
     OpenBlockFiles(GatewayConfig config) {
-        this(limit(config.read().openFiles()));
+        this(limit(config.read().openFiles()),
+                ByteSize.parse("granary.gateway.read.map-at-least", config.read().mapAtLeast()));
     }
 
-    OpenBlockFiles(int limit) {
+    /** Keeps at most {@code limit} files open; maps those in memory of {@code mapAtLeast} bytes or more. */
+    OpenBlockFiles(int limit, long mapAtLeast) {
         this.limit = limit;
+        this.mapAtLeast = mapAtLeast;
         this.open = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<Path, OpenBlockFile> eldest) {
@@ -87,7 +92,7 @@ public class OpenBlockFiles {
             // The size from the stat: a block file is whole under its name, and a later one has another key. Only a
             // file kept open is mapped: mapping costs more than one send saves.
             long size = attributes.size();
-            ByteBuffer mapped = inMemory && limit > 0 ? map(channel, size) : null;
+            ByteBuffer mapped = inMemory && limit > 0 && size >= mapAtLeast ? map(channel, size) : null;
             opened = new OpenBlockFile(channel, attributes.fileKey(), size, mapped);
         } catch (NoSuchFileException e) {
             forget(path);

@@ -15,9 +15,9 @@ import java.io.IOException;
 
 /**
  * Sends a region of an open block file into a response that goes on after it (the next block of the object),
- * without copying it through the JVM: a file of a disk level as a Netty {@code FileRegion} ({@code sendfile(2)}), a
- * file in memory from its mapping (the kernel copies from the mapped pages into the socket, and the head goes in the
- * same {@code writev}). Vert.x's own {@code sendFile} ends the response and closes the file, so it can serve one
+ * without copying it through the JVM: from the file's mapping when it is kept mapped (a big file in memory: the
+ * kernel copies from the mapped pages into the socket), otherwise as a Netty {@code FileRegion}
+ * ({@code sendfile(2)}). Vert.x's own {@code sendFile} ends the response and closes the file, so it can serve one
  * block but not an object of several, nor keep the file open for the next read; this writes on the connection
  * itself. That is Vert.x internal API, pinned by the Quarkus BOM. HTTP/2 (whose frames a raw region would
  * corrupt), TLS and compression are refused here and served by copying instead.
@@ -65,9 +65,9 @@ final class ZeroCopy {
             }
         });
         if (file.isMapped()) {
-            // From memory: the head and the bytes leave in one writev, and the kernel copies from the mapped pages
-            // into the socket, which loopback measured faster than sendfile's page-by-page splice. The file stays
-            // mapped until its reference is released, when Netty has written it or failed.
+            // The kernel copies from the mapped pages into the socket, which loopback measured faster than
+            // sendfile's page-by-page splice for a big block. The file stays mapped until its reference is
+            // released, when Netty has written it or failed.
             written.addListener(done -> file.release());
             connection.writeToChannel(Unpooled.wrappedBuffer(file.mapped(offset, length)), written);
         } else {

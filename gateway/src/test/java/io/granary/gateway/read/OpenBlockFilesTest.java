@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Block files kept open between reads, on real files laid out and replaced as the block-service does it (written
  * under a temporary name, then renamed), counting this process's real file descriptors and mappings. A test that
- * takes {@code inMemory} runs for a file on a disk level and for one in memory (kept mapped).
+ * takes {@code inMemory} runs for a file on a disk level and for one in memory (kept mapped: every file in memory
+ * is mapped here, whatever its size).
  */
 class OpenBlockFilesTest {
 
@@ -81,7 +82,7 @@ class OpenBlockFilesTest {
     @ParameterizedTest(name = "in memory: {0}")
     @ValueSource(booleans = {false, true})
     void aWarmReadReusesTheOpenFile(boolean inMemory) throws IOException {
-        files = new OpenBlockFiles(8);
+        files = new OpenBlockFiles(8, 1);
         Path block = block("train/0001.JPEG", "e1", new byte[] {1, 2, 3});
 
         OpenBlockFile first = files.open(block, inMemory).orElseThrow();
@@ -97,7 +98,7 @@ class OpenBlockFilesTest {
     @ParameterizedTest(name = "in memory: {0}")
     @ValueSource(booleans = {false, true})
     void anEvictedBlockIsNotServedFromAnOpenFile(boolean inMemory) throws IOException {
-        files = new OpenBlockFiles(8);
+        files = new OpenBlockFiles(8, 1);
         Path block = block("train/0001.JPEG", "e1", new byte[] {1, 2, 3});
         read(files.open(block, inMemory).orElseThrow());
 
@@ -112,7 +113,7 @@ class OpenBlockFilesTest {
     @ParameterizedTest(name = "in memory: {0}")
     @ValueSource(booleans = {false, true})
     void anEvictedBlockNotReadAgainIsClosedByTheCheck(boolean inMemory) throws IOException {
-        files = new OpenBlockFiles(8);
+        files = new OpenBlockFiles(8, 1);
         Path evicted = block("train/0001.JPEG", "e1", new byte[] {1, 2, 3});
         Path refilled = block("train/0002.JPEG", "e1", new byte[] {4});
         Path kept = block("train/0003.JPEG", "e1", new byte[] {5});
@@ -133,7 +134,7 @@ class OpenBlockFilesTest {
     @ParameterizedTest(name = "in memory: {0}")
     @ValueSource(booleans = {false, true})
     void aBlockWrittenAnewUnderItsNameIsOpenedAfresh(boolean inMemory) throws IOException {
-        files = new OpenBlockFiles(8);
+        files = new OpenBlockFiles(8, 1);
         Path block = block("train/0001.JPEG", "e1", new byte[] {1, 2, 3});
         OpenBlockFile before = files.open(block, inMemory).orElseThrow();
         read(before);
@@ -151,7 +152,7 @@ class OpenBlockFilesTest {
     @ParameterizedTest(name = "in memory: {0}")
     @ValueSource(booleans = {false, true})
     void aNewVersionOfAnObjectIsNeverServedFromTheOldVersionsFile(boolean inMemory) throws IOException {
-        files = new OpenBlockFiles(8);
+        files = new OpenBlockFiles(8, 1);
         Path old = block("train/0001.JPEG", "e1", new byte[] {1, 2, 3});
         read(files.open(old, inMemory).orElseThrow());
 
@@ -167,7 +168,7 @@ class OpenBlockFilesTest {
     @ParameterizedTest(name = "in memory: {0}")
     @ValueSource(booleans = {false, true})
     void aFileDroppedFromTheCacheWhileBeingSentStaysOpenUntilTheSendIsDone(boolean inMemory) throws IOException {
-        files = new OpenBlockFiles(1);
+        files = new OpenBlockFiles(1, 1);
         OpenBlockFile sending = files.open(block("a", "e1", new byte[] {1}), inMemory).orElseThrow();
 
         read(files.open(block("b", "e1", new byte[] {2}), inMemory).orElseThrow());  // pushes "a" out of the cache
@@ -184,7 +185,7 @@ class OpenBlockFilesTest {
     @ValueSource(booleans = {false, true})
     void theOpenFileLimitHoldsOverTenThousandDistinctFiles(boolean inMemory) throws IOException {
         int limit = 100;
-        files = new OpenBlockFiles(limit);
+        files = new OpenBlockFiles(limit, 1);
         long most = 0;
         long mostMapped = 0;
         for (int i = 0; i < 10_000; i++) {
@@ -207,6 +208,22 @@ class OpenBlockFilesTest {
     }
 
     @Test
+    void onlyAFileInMemoryOfTheSizeToMapIsMapped() throws IOException {
+        files = new OpenBlockFiles(8, 2048);
+        OpenBlockFile small = files.open(block("small", "e1", new byte[2047]), true).orElseThrow();
+        OpenBlockFile big = files.open(block("big", "e1", new byte[2048]), true).orElseThrow();
+        OpenBlockFile onDisk = files.open(block("on-disk", "e1", new byte[4096]), false).orElseThrow();
+
+        assertThat(small.isMapped()).isFalse();
+        assertThat(big.isMapped()).isTrue();
+        assertThat(onDisk.isMapped()).isFalse();
+        assertThat(read(big)).hasSize(2048);
+        small.release();
+        onDisk.release();
+        assertThat(mappings()).isEqualTo(1);
+    }
+
+    @Test
     void theLimitIsHalfWhatTheKernelAllowsThisProcess() throws IOException {
         long descriptors;
         try (Stream<String> limits = Files.lines(Path.of("/proc/self/limits"))) {
@@ -225,7 +242,7 @@ class OpenBlockFilesTest {
 
     @Test
     void noLimitOpensAndClosesAFilePerRead() throws IOException {
-        files = new OpenBlockFiles(0);
+        files = new OpenBlockFiles(0, 1);
         Path block = block("train/0001.JPEG", "e1", new byte[] {1});
 
         OpenBlockFile file = files.open(block, true).orElseThrow();

@@ -139,7 +139,7 @@ class ShortCircuitTest {
     /** A short-circuit on this node over the levels of a worker on it. */
     private final class Opened implements AutoCloseable {
 
-        final OpenBlockFiles files = new OpenBlockFiles(16);
+        final OpenBlockFiles files = new OpenBlockFiles(16, 1);
         final ShortCircuit shortCircuit = new ShortCircuit(true, "node-1", files);
         final Worker owner = new Worker("worker-1", "node-1", "http://127.0.0.1:1", Map.of(), tiers, Instant.now(),
                 true);

@@ -40,7 +40,7 @@ class ZeroCopyTest {
     @TempDir
     Path dir;
     private HttpServer server;
-    private final OpenBlockFiles files = new OpenBlockFiles(16);
+    private final OpenBlockFiles files = new OpenBlockFiles(16, 1);
 
     @BeforeAll
     static void start() {
