@@ -7,18 +7,11 @@ import io.vertx.core.http.HttpServerRequest;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
-import org.xml.sax.SAXException;
 
-import javax.xml.XMLConstants;
-import javax.xml.parsers.DocumentBuilder;
-import javax.xml.parsers.DocumentBuilderFactory;
-import javax.xml.parsers.ParserConfigurationException;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The XML of multipart uploads: the part list a client completes with (parsed safely: no DTDs, no entities), and the answers. */
+/** The XML of multipart uploads: the part list a client completes with, and the answers. */
 final class Multipart {
 
     /** S3 caps the CompleteMultipartUpload document well below this; it is read whole. */
@@ -40,26 +33,11 @@ final class Multipart {
     }
 
     static Future<List<UploadedPart>> readParts(HttpServerRequest http) {
-        String length = http.getHeader("Content-Length");
-        if (length != null && length.matches("\\d{1,12}") && Long.parseLong(length) > MAX_BODY) {
-            return Future.failedFuture(S3Exception.malformedXml("the part list is larger than " + MAX_BODY + " bytes"));
-        }
-        http.resume();
-        return http.body().map(body -> {
-            if (body.length() > MAX_BODY) {
-                throw S3Exception.malformedXml("the part list is larger than " + MAX_BODY + " bytes");
-            }
-            return parse(body.getBytes());
-        });
+        return XmlBodies.read(http, MAX_BODY, "the part list").map(Multipart::parse);
     }
 
     static List<UploadedPart> parse(byte[] body) {
-        Document document;
-        try {
-            document = parser().parse(new ByteArrayInputStream(body));
-        } catch (SAXException | IOException e) {
-            throw S3Exception.malformedXml(e.getMessage());
-        }
+        Document document = XmlBodies.parse(body);
         Element root = document.getDocumentElement();
         if (!"CompleteMultipartUpload".equals(root.getLocalName())) {
             throw S3Exception.malformedXml("the root element must be CompleteMultipartUpload");
@@ -68,8 +46,8 @@ final class Multipart {
         NodeList nodes = root.getElementsByTagNameNS("*", "Part");
         for (int i = 0; i < nodes.getLength(); i++) {
             Element part = (Element) nodes.item(i);
-            String number = text(part, "PartNumber");
-            String etag = text(part, "ETag");
+            String number = XmlBodies.text(part, "PartNumber");
+            String etag = XmlBodies.text(part, "ETag");
             if (number == null || etag == null || !number.strip().matches("\\d{1,5}")) {
                 throw S3Exception.malformedXml("every Part needs a PartNumber (1-10000) and an ETag");
             }
@@ -81,28 +59,7 @@ final class Multipart {
         return parts;
     }
 
-    private static String text(Element parent, String name) {
-        NodeList nodes = parent.getElementsByTagNameNS("*", name);
-        return nodes.getLength() == 0 ? null : nodes.item(0).getTextContent();
-    }
-
     private static String unquote(String etag) {
         return etag.length() >= 2 && etag.startsWith("\"") && etag.endsWith("\"") ? etag.substring(1, etag.length() - 1) : etag;
-    }
-
-    private static DocumentBuilder parser() {
-        try {
-            DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
-            factory.setNamespaceAware(true);
-            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
-            factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
-            factory.setXIncludeAware(false);
-            factory.setExpandEntityReferences(false);
-            DocumentBuilder builder = factory.newDocumentBuilder();
-            builder.setErrorHandler(null);  // errors are thrown, not printed
-            return builder;
-        } catch (ParserConfigurationException e) {
-            throw new IllegalStateException("the JDK's XML parser lacks a standard feature", e);
-        }
     }
 }

@@ -21,6 +21,7 @@ public enum S3Operation {
     COMPLETE_MULTIPART_UPLOAD("CompleteMultipartUpload"),
     ABORT_MULTIPART_UPLOAD("AbortMultipartUpload"),
     DELETE_OBJECT("DeleteObject"),
+    DELETE_OBJECTS("DeleteObjects"),
     UNSUPPORTED("Unsupported"),
     UNKNOWN("Unknown");
 
@@ -36,7 +37,7 @@ public enum S3Operation {
 
     /** Whether the request body is the operation's input (any other body is drained unread). */
     boolean readsBody() {
-        return this == PUT_OBJECT || this == UPLOAD_PART || this == COMPLETE_MULTIPART_UPLOAD;
+        return this == PUT_OBJECT || this == UPLOAD_PART || this == COMPLETE_MULTIPART_UPLOAD || this == DELETE_OBJECTS;
     }
 
     /** Which operation a request is, from its method, whether it names a bucket and a key, and its query. */
@@ -49,6 +50,9 @@ public enum S3Operation {
             if (method == HttpMethod.GET) {
                 return request.has("location") ? GET_BUCKET_LOCATION
                         : "2".equals(request.param("list-type")) ? LIST_OBJECTS_V2 : LIST_OBJECTS;
+            }
+            if (method == HttpMethod.POST && request.has("delete")) {
+                return DELETE_OBJECTS;
             }
             return method == HttpMethod.HEAD ? HEAD_BUCKET : UNSUPPORTED;
         }

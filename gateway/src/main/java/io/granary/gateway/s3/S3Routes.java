@@ -30,7 +30,9 @@ import jakarta.ws.rs.WebApplicationException;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -50,7 +52,7 @@ public class S3Routes {
             "cors", "tagging", "versions", "website", "logging", "notification", "replication", "encryption",
             "retention", "legal-hold", "object-lock", "torrent", "restore", "select", "accelerate", "requestPayment",
             "ownershipControls", "publicAccessBlock", "inventory", "analytics", "metrics", "intelligent-tiering",
-            "attributes", "delete");
+            "attributes");
 
     private static final HexFormat REQUEST_ID = HexFormat.of().withUpperCase();
 
@@ -117,7 +119,7 @@ public class S3Routes {
     private static void authorize(Caller caller, S3Request request, S3Operation operation) {
         Role needs = switch (operation) {
             case PUT_OBJECT, CREATE_MULTIPART_UPLOAD, UPLOAD_PART, COMPLETE_MULTIPART_UPLOAD,
-                 ABORT_MULTIPART_UPLOAD, DELETE_OBJECT -> Role.WRITER;
+                 ABORT_MULTIPART_UPLOAD, DELETE_OBJECT, DELETE_OBJECTS -> Role.WRITER;
             default -> Role.READER;
         };
         if (!caller.role().allows(needs) || request.bucket() != null && !request.bucket().isEmpty()
@@ -174,10 +176,30 @@ public class S3Routes {
                 writes.delete(writable(request), request.key());
                 return true;
             }).compose(done -> response.setStatusCode(204).end());
+            case DELETE_OBJECTS -> MultiDelete.read(request.http())
+                    .compose(asked -> blocking(ctx, () -> {
+                        Dataset dataset = writable(request);
+                        List<MultiDelete.Outcome> outcomes = new ArrayList<>(asked.keys().size());
+                        asked.keys().forEach(key -> outcomes.add(deleteOne(dataset, key)));
+                        return MultiDelete.result(asked, outcomes);
+                    }))
+                    .compose(xml -> ok(response, xml));
             case UNSUPPORTED, UNKNOWN -> throw S3Exception.notImplemented(request.http().method() + " "
                     + (request.key() != null ? "on an object" : request.bucket() != null ? "on a bucket"
                     : "on the service"));
         };
+    }
+
+    /** One key of a DeleteObjects: deleted, already gone (as S3 says: deleted), or failed on its own. */
+    private MultiDelete.Outcome deleteOne(Dataset dataset, String key) {
+        try {
+            writes.delete(dataset, key);
+        } catch (ObjectNotFoundException gone) {
+            // deleting what is not there succeeds
+        } catch (RuntimeException failure) {
+            return new MultiDelete.Outcome(key, translate(failure));
+        }
+        return new MultiDelete.Outcome(key, null);
     }
 
     private record Resolved(Dataset dataset, FileInfo file) {

@@ -89,6 +89,8 @@ class DatasetAccessTest {
             assertDenied(() -> reader.deleteObject(r -> r.bucket("team-b").key("sample.txt")));
             assertDenied(() -> reader.putObject(r -> r.bucket("team-a").key("x"), RequestBody.fromBytes(CONTENT)));
             assertDenied(() -> reader.deleteObject(r -> r.bucket("team-a").key("sample.txt")));
+            assertDenied(() -> reader.deleteObjects(r -> r.bucket("team-a")
+                    .delete(d -> d.objects(o -> o.key("sample.txt")))));
         }
     }
 

@@ -7,6 +7,7 @@ import io.granary.devstack.testing.S3Resource;
 import io.granary.devstack.testing.StackResource;
 import io.granary.ufs.Credentials;
 import io.granary.ufs.S3Location;
+import io.granary.ufs.ObjectNotFoundException;
 import io.granary.ufs.S3UnderStore;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
@@ -28,6 +29,8 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.DeletedObject;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
@@ -259,6 +262,38 @@ class S3ApiTest {
         s3.deleteObject(delete -> delete.bucket("train").key("ckpt/step-1/model.pt"));
         assertThatThrownBy(() -> s3.headObject(h -> h.bucket("train").key("ckpt/step-1/model.pt")))
                 .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(404));
+    }
+
+    @Test
+    @Order(5)
+    void deleteObjectsDeletesEachKeyOnItsOwnAndQuietModeReportsOnlyFailures() {
+        for (String key : List.of("tmp/a", "tmp/b", "tmp/c", "tmp/d")) {
+            s3.putObject(put -> put.bucket("train").key(key), RequestBody.fromString(key));
+            assertThat(s3.getObjectAsBytes(get -> get.bucket("train").key(key)).asUtf8String()).isEqualTo(key);
+        }
+
+        DeleteObjectsResponse answered = s3.deleteObjects(delete -> delete.bucket("train").delete(d -> d.objects(
+                o -> o.key("tmp/a"), o -> o.key("tmp/b"), o -> o.key("tmp/never-there"),
+                o -> o.key("tmp/../../outside"))));
+
+        assertThat(answered.deleted()).extracting(DeletedObject::key)
+                .containsExactlyInAnyOrder("tmp/a", "tmp/b", "tmp/never-there");
+        assertThat(answered.errors()).singleElement().satisfies(error -> {
+            assertThat(error.key()).isEqualTo("tmp/../../outside");
+            assertThat(error.code()).isEqualTo("InvalidArgument");
+        });
+        assertThat(listAll("train", "tmp/")).containsExactlyInAnyOrder("tmp/c", "tmp/d");
+        assertThatThrownBy(() -> s3.getObject(get -> get.bucket("train").key("tmp/a")).close())
+                .as("not served from the cache either").isInstanceOfSatisfying(S3Exception.class,
+                        e -> assertThat(e.awsErrorDetails().errorCode()).isEqualTo("NoSuchKey"));
+        assertThatThrownBy(() -> store.stat("tmp/a")).as("gone from the store").isInstanceOf(ObjectNotFoundException.class);
+
+        DeleteObjectsResponse quiet = s3.deleteObjects(delete -> delete.bucket("train").delete(d -> d.quiet(true)
+                .objects(o -> o.key("tmp/c"), o -> o.key("tmp/d"))));
+
+        assertThat(quiet.deleted()).isEmpty();
+        assertThat(quiet.errors()).isEmpty();
+        assertThat(listAll("train", "tmp/")).isEmpty();
     }
 
     @Test
