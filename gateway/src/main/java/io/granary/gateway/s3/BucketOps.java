@@ -35,9 +35,7 @@ public class BucketOps {
 
     /** The datasets the caller may touch, as buckets. */
     String listBuckets(Caller caller) {
-        Xml xml = Xml.document("ListAllMyBucketsResult")
-                .open("Owner").element("ID", "granary").element("DisplayName", "granary").close("Owner")
-                .open("Buckets");
+        Xml xml = owner(Xml.document("ListAllMyBucketsResult")).open("Buckets");
         for (Dataset dataset : metadata.datasets()) {
             if (!caller.mayTouch(dataset.name())) {
                 continue;
@@ -74,7 +72,7 @@ public class BucketOps {
                 .element("ContinuationToken", token)
                 .element("NextContinuationToken", page.truncated() ? encodeToken(page.listing.nextCursor()) : null)
                 .element("StartAfter", startAfter == null ? null : ask.encode(startAfter));
-        contents(xml, ask, page.listing);
+        contents(xml, ask, page.listing, "true".equals(request.param("fetch-owner")));
         return xml.end("ListBucketResult");
     }
 
@@ -94,7 +92,7 @@ public class BucketOps {
                 // S3 gives NextMarker only with a delimiter; without one clients use the last key, which is the same.
                 .element("NextMarker", page.truncated() && ask.delimiter != null
                         ? ask.encode(page.listing.nextCursor()) : null);
-        contents(xml, ask, page.listing);
+        contents(xml, ask, page.listing, true);  // V1 always names an object's owner
         return xml.end("ListBucketResult");
     }
 
@@ -105,15 +103,23 @@ public class BucketOps {
         return new Page(near.list(bucket, ask.prefix, ask.delimiter, cursor, ask.maxKeys));
     }
 
-    private static void contents(Xml xml, Listing ask, FileListing listing) {
+    /** Every bucket and object has the one owner Granary knows of: the under-store's, not a caller's. */
+    private static Xml owner(Xml xml) {
+        return xml.open("Owner").element("ID", "granary").element("DisplayName", "granary").close("Owner");
+    }
+
+    private static void contents(Xml xml, Listing ask, FileListing listing, boolean withOwner) {
         for (FileInfo file : listing.files()) {
             xml.open("Contents")
                     .element("Key", ask.encode(file.path()))
                     .element("LastModified", Xml.timestamp(file.mtime()))
                     .element("ETag", S3Responses.etag(file.etag()))
                     .element("Size", file.size())
-                    .element("StorageClass", "STANDARD")
-                    .close("Contents");
+                    .element("StorageClass", "STANDARD");
+            if (withOwner) {
+                owner(xml);
+            }
+            xml.close("Contents");
         }
         for (String prefix : listing.prefixes()) {
             xml.open("CommonPrefixes").element("Prefix", ask.encode(prefix)).close("CommonPrefixes");

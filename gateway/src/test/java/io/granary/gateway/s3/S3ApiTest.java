@@ -222,6 +222,15 @@ class S3ApiTest {
             marker = v1.get(v1.size() - 1);
         } while (v1Page.isTruncated());
         assertThat(v1).containsExactlyElementsOf(keys);
+
+        // The owner: in every V1 entry, in V2 only when asked for, and the same as ListBuckets names.
+        String owner = s3.listBuckets().owner().id();
+        assertThat(owner).isNotBlank();
+        assertThat(v1Page.contents()).allSatisfy(object -> assertThat(object.owner().id()).isEqualTo(owner));
+        assertThat(s3.listObjectsV2(list -> list.bucket("many").prefix("d01/")).contents())
+                .allSatisfy(object -> assertThat(object.owner()).isNull());
+        assertThat(s3.listObjectsV2(list -> list.bucket("many").prefix("d01/").fetchOwner(true)).contents())
+                .hasSize(100).allSatisfy(object -> assertThat(object.owner().id()).isEqualTo(owner));
     }
 
     @Test
