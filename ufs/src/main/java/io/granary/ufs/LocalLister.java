@@ -85,7 +85,7 @@ final class LocalLister {
         if (entry.directory()) {
             commonPrefixes.add(entry.key());
         } else {
-            objects.add(LocalUnderStore.info(entry.key(), entry.attributes()));
+            objects.add(LocalUnderStore.info(entry.key(), entry.path(), entry.attributes()));
         }
         last = entry.key();
         return true;

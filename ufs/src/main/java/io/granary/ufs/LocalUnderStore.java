@@ -4,10 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
-import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -16,12 +14,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.security.DigestOutputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A local directory ({@code file:///root}) as an under-store. Every path is resolved under the root and refused
@@ -73,7 +69,7 @@ public final class LocalUnderStore implements UnderStore {
         }
         Path file = existingFile(key);
         try {
-            return info(key, Files.readAttributes(file, BasicFileAttributes.class));
+            return info(key, file, Files.readAttributes(file, BasicFileAttributes.class));
         } catch (NoSuchFileException e) {
             throw notFound(key);
         } catch (IOException e) {
@@ -141,8 +137,9 @@ public final class LocalUnderStore implements UnderStore {
         Path temp = null;
         try {
             temp = newTempFile(target);
+            MessageDigest md5 = LocalEtags.md5();
             try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE);
-                 OutputStream out = Channels.newOutputStream(channel)) {
+                 OutputStream out = new DigestOutputStream(Channels.newOutputStream(channel), md5)) {
                 long written = data.transferTo(out);
                 if (size >= 0 && written != size) {
                     throw new UnderStoreException("write of '" + key + "' in " + uri + " got " + written
@@ -150,6 +147,7 @@ public final class LocalUnderStore implements UnderStore {
                 }
                 channel.force(true);
             }
+            LocalEtags.record(temp, LocalEtags.hex(md5));  // the rename keeps the inode and mtime it is stamped with
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             temp = null;
             return stat(key);
@@ -213,27 +211,10 @@ public final class LocalUnderStore implements UnderStore {
         return "LocalUnderStore[" + uri + "]";
     }
 
-    /** Only exact (size, mtime, file identity) metadata is hashed, so a stat costs no read of the content. */
-    static ObjectInfo info(String key, BasicFileAttributes attributes) {
-        return new ObjectInfo(key, attributes.size(), attributes.lastModifiedTime().toInstant(), etag(attributes));
-    }
-
-    /**
-     * MD5 of size, mtime in nanoseconds and file identity (device and inode). Cheap, and it changes whenever
-     * the file does: a rewrite through {@link #write} renames a new inode into place, so even a same-size
-     * rewrite within the filesystem's mtime granularity gets a new etag. Not a content hash: equal bytes in two
-     * files have different etags, and copying a tree elsewhere changes them all (their blocks are re-cached).
-     */
-    static String etag(BasicFileAttributes attributes) {
-        try {
-            MessageDigest md5 = MessageDigest.getInstance("MD5");
-            md5.update(ByteBuffer.allocate(16).putLong(attributes.size())
-                    .putLong(attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS)).flip());
-            md5.update(String.valueOf(attributes.fileKey()).getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(md5.digest());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has MD5", e);
-        }
+    /** The object a file is: its ETag as {@link LocalEtags} gives it. */
+    static ObjectInfo info(String key, Path file, BasicFileAttributes attributes) {
+        return new ObjectInfo(key, attributes.size(), attributes.lastModifiedTime().toInstant(),
+                LocalEtags.of(file, attributes));
     }
 
     /**
@@ -245,6 +226,11 @@ public final class LocalUnderStore implements UnderStore {
         int slash = key.indexOf('/');
         String top = slash < 0 ? key : key.substring(0, slash);
         return top.equalsIgnoreCase(UPLOADS_DIR) || top.equalsIgnoreCase(STATE_DIR);
+    }
+
+    /** True for a name Granary gives its own passing entries in a mount's root: uploads in progress, temporary files. */
+    static boolean ownHidden(String name) {
+        return name.equals(UPLOADS_DIR) || name.startsWith(TEMP_PREFIX);
     }
 
     private String writableKey(String path) {
@@ -316,7 +302,7 @@ public final class LocalUnderStore implements UnderStore {
     }
 
     private void requireVersion(Path file, String key, String etag) throws IOException {
-        if (etag != null && !etag.equals(etag(Files.readAttributes(file, BasicFileAttributes.class)))) {
+        if (etag != null && !etag.equals(LocalEtags.of(file, Files.readAttributes(file, BasicFileAttributes.class)))) {
             throw new ObjectChangedException("'" + key + "' in " + uri + " is no longer version " + etag);
         }
     }

@@ -133,6 +133,7 @@ final class LocalUploads {
                 }
                 channel.force(true);
             }
+            LocalEtags.record(temp, LocalEtags.multipart(parts.stream().map(UploadedPart::etag).toList()));
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             temp = null;
         } catch (IOException | RuntimeException e) {

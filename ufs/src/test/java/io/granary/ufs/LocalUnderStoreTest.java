@@ -9,8 +9,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -104,7 +105,7 @@ class LocalUnderStoreTest extends UnderStoreContractTest {
     }
 
     @Test
-    void uploadsInProgressAreNotPartOfTheMount() throws IOException {
+    void uploadsInProgressAreNotPartOfTheMount() throws Exception {
         String id = store.startUpload("staged/x");
         String etag = part("staged/x", id, 1, new byte[] {1, 2, 3});
         Path uploads = store.root().resolve(LocalUnderStore.UPLOADS_DIR);
@@ -133,8 +134,37 @@ class LocalUnderStoreTest extends UnderStoreContractTest {
         try (Stream<Path> left = Files.list(uploads)) {
             assertThat(left.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith(LocalUnderStore.TEMP_PREFIX));
         }
-        assertThat(info.etag()).as("the local etag convention").isEqualTo(LocalUnderStore.etag(
-                Files.readAttributes(store.root().resolve("staged/x"), BasicFileAttributes.class)));
+        assertThat(info.etag()).as("S3's multipart etag: the MD5 of the parts' MD5s, then their count")
+                .isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(HexFormat.of().parseHex(etag)))
+                        + "-1");
+    }
+
+    @Test
+    void etagsMeanWhatS3ClientsTakeThemFor() throws Exception {
+        byte[] bytes = "the content".getBytes(StandardCharsets.UTF_8);
+        String md5 = HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(bytes));
+        assertThat(store.write("etags/written", new ByteArrayInputStream(bytes), bytes.length).etag())
+                .as("a write's etag is the MD5 of its bytes").isEqualTo(md5);
+        assertThat(store.stat("etags/written").etag()).isEqualTo(md5);
+        assertThat(store.list("etags/", null, null, 10).objects()).extracting(ObjectInfo::etag).containsExactly(md5);
+
+        Path placed = store.root().resolve("etags/placed");
+        Files.write(placed, bytes);
+        String tag = store.stat("etags/placed").etag();
+        assertThat(tag).as("a file Granary did not write: no MD5 of anything a client could check")
+                .matches("[0-9a-f]{32}-0").isNotEqualTo(md5 + "-0");
+        assertThat(store.list("etags/p", null, null, 10).objects()).extracting(ObjectInfo::etag).containsExactly(tag);
+        try (var in = store.read("etags/placed", tag, 0, -1)) {
+            assertThat(in.readAllBytes()).isEqualTo(bytes);
+        }
+
+        Path written = store.root().resolve("etags/written");
+        Files.write(written, "changed behind Granary's back".getBytes(StandardCharsets.UTF_8));
+        assertThat(store.stat("etags/written").etag()).as("an edit in place drops the recorded MD5")
+                .matches("[0-9a-f]{32}-0");
+        assertThatThrownBy(() -> store.read("etags/written", md5, 0, -1)).isInstanceOf(ObjectChangedException.class);
+        Files.write(placed, "other bytes".getBytes(StandardCharsets.UTF_8));
+        assertThat(store.stat("etags/placed").etag()).as("a version tag follows the file").isNotEqualTo(tag);
     }
 
     @Test
