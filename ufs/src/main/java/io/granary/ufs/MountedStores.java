@@ -75,6 +75,17 @@ public final class MountedStores implements AutoCloseable {
         }
     }
 
+    /** Makes the place a new, empty mount points at (see {@link UnderStores#create}). */
+    public void create(Mount mount) {
+        opener.create(mount);
+    }
+
+    /** Forgets the mount and takes away what {@link #create} made for it, if it holds nothing. */
+    public void remove(Mount mount) {
+        forget(List.of(mount));
+        opener.remove(mount);
+    }
+
     /** These mounts changed or went: open them afresh next time. */
     public void forget(Collection<Mount> mounts) {
         for (Mount mount : mounts) {

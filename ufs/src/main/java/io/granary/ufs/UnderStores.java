@@ -8,8 +8,10 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 
 /**
  * Opens the under-store a mount points at: {@code s3://bucket/prefix} (options {@code endpoint}, {@code region},
@@ -46,6 +48,61 @@ public final class UnderStores {
         };
     }
 
+    /**
+     * Makes the place a new mount will point at, for a dataset that starts empty (a bucket an S3 client creates):
+     * a local directory is created, inside an allowed root only; an S3 prefix needs nothing, as it exists once it
+     * holds an object.
+     *
+     * @throws UnderStoreException if the directory is outside the allowed roots or cannot be made
+     */
+    public void create(Mount mount) {
+        URI uri = parse(mount.uri());
+        if (!"file".equalsIgnoreCase(uri.getScheme())) {
+            return;
+        }
+        Path directory = localPath(uri, mount.uri());
+        Path existing = directory;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            throw new UnderStoreException("mount uri " + mount.uri() + " has no existing ancestor");
+        }
+        allowed(realPath(existing, mount.uri()), mount.uri());  // before anything is made
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new UnderStoreException("could not make the directory of mount " + mount.uri() + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Takes away what {@link #create} made, once its dataset is gone: a local directory that holds nothing but
+     * Granary's own hidden entries (uploads never completed, temporary files) is removed with them; a directory
+     * that holds anything else, and an S3 prefix, are left as they are.
+     */
+    public void remove(Mount mount) {
+        URI uri = parse(mount.uri());
+        if (!"file".equalsIgnoreCase(uri.getScheme())) {
+            return;
+        }
+        Path root = localRoot(uri, mount.uri());
+        try (Stream<Path> entries = Files.list(root)) {
+            if (entries.anyMatch(entry -> !LocalUnderStore.ownHidden(entry.getFileName().toString()))) {
+                return;
+            }
+        } catch (IOException e) {
+            throw new UnderStoreException("could not read the directory of mount " + mount.uri() + ": " + e.getMessage());
+        }
+        try (Stream<Path> tree = Files.walk(root)) {
+            for (Path path : tree.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            throw new UnderStoreException("could not remove the directory of mount " + mount.uri() + ": " + e.getMessage());
+        }
+    }
+
     static S3Location s3Location(URI uri, Mount mount) {
         String bucket = uri.getRawAuthority();
         if (bucket == null || bucket.isEmpty()) {
@@ -62,20 +119,33 @@ public final class UnderStores {
     }
 
     private Path localRoot(URI uri, String text) {
-        Path root;
-        try {
-            root = Path.of(uri).toRealPath();
-        } catch (IllegalArgumentException e) {
-            throw new UnderStoreException("mount uri " + text + " is not a local path: use file:///path");
-        } catch (IOException e) {
-            throw new UnderStoreException("mount uri " + text + " points at a directory that does not exist");
-        }
+        Path root = realPath(localPath(uri, text), text);
         if (!Files.isDirectory(root)) {
             throw new UnderStoreException("mount uri " + text + " is not a directory");
         }
+        return allowed(root, text);
+    }
+
+    private static Path localPath(URI uri, String text) {
+        try {
+            return Path.of(uri).normalize();
+        } catch (IllegalArgumentException e) {
+            throw new UnderStoreException("mount uri " + text + " is not a local path: use file:///path");
+        }
+    }
+
+    private static Path realPath(Path path, String text) {
+        try {
+            return path.toRealPath();
+        } catch (IOException e) {
+            throw new UnderStoreException("mount uri " + text + " points at a directory that does not exist");
+        }
+    }
+
+    private Path allowed(Path real, String text) {
         for (Path allowed : realAllowedRoots()) {
-            if (root.startsWith(allowed)) {
-                return root;
+            if (real.startsWith(allowed)) {
+                return real;
             }
         }
         // The roots are the server's own paths: the reason is shown to any reader of the dataset, so it names the

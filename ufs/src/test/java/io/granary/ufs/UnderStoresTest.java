@@ -49,6 +49,34 @@ class UnderStoresTest {
     }
 
     @Test
+    void aNewMountsDirectoryIsMadeInsideAnAllowedRootAndTakenAwayOnlyWhenEmpty() throws IOException {
+        Path allowed = Files.createDirectories(dir.resolve("data"));
+        UnderStores stores = stores(allowed);
+        Mount bucket = mount(allowed.toUri() + "buckets/new");
+
+        stores.create(bucket);
+        assertThat(allowed.resolve("buckets/new")).isDirectory();
+        stores.create(bucket);  // again: already there
+        assertThatThrownBy(() -> stores.create(mount(dir.toUri() + "outside/new"))).isInstanceOf(UnderStoreException.class)
+                .hasMessageContaining("outside");
+        assertThatThrownBy(() -> stores.create(mount(allowed.toUri() + "../escape"))).isInstanceOf(UnderStoreException.class);
+        assertThat(dir.resolve("outside")).doesNotExist();
+        assertThat(dir.resolve("escape")).doesNotExist();
+        stores.create(mount("s3://bucket/prefix/new"));  // an S3 prefix needs nothing made
+
+        try (UnderStore store = stores.open(bucket)) {
+            store.write("kept", new java.io.ByteArrayInputStream(new byte[1]), 1);
+            store.startUpload("never-completed");
+        }
+        stores.remove(bucket);
+        assertThat(allowed.resolve("buckets/new/kept")).as("an object keeps its directory").exists();
+        Files.delete(allowed.resolve("buckets/new/kept"));
+        stores.remove(bucket);
+        assertThat(allowed.resolve("buckets/new")).as("nothing but an unfinished upload: taken away").doesNotExist();
+        assertThat(allowed.resolve("buckets")).isDirectory();
+    }
+
+    @Test
     void aLocalMountInsideAnAllowedRootOpens() throws IOException {
         Path allowed = Files.createDirectories(dir.resolve("data"));
         Path datasetDir = Files.createDirectories(allowed.resolve("imagenet"));

@@ -1,14 +1,18 @@
 package io.granary.kit.client;
 
 import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.dataset.FileListing;
 import io.granary.contracts.dataset.MetadataApi;
 import io.granary.contracts.dataset.NodeCache;
 import io.granary.contracts.worker.Worker;
+import io.granary.kit.security.ClusterCredential;
 import io.granary.kit.security.ClusterHeaders;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -38,6 +42,20 @@ public interface MetadataClient {
     @GET
     @Path(MetadataApi.DATASETS)
     List<Dataset> datasets();
+
+    /**
+     * Creates a dataset for a caller (an S3 client's CreateBucket): the metadata-service checks and audits the call
+     * as that caller's.
+     */
+    @POST
+    @Path(MetadataApi.DATASETS)
+    @Consumes(MediaType.APPLICATION_JSON)
+    Dataset create(@HeaderParam(ClusterCredential.ON_BEHALF_OF) String caller, DatasetSpec spec);
+
+    /** Deletes a dataset for a caller (an S3 client's DeleteBucket), checked and audited as that caller's. */
+    @DELETE
+    @Path(MetadataApi.DATASETS + "/" + MetadataApi.DATASET)
+    void delete(@HeaderParam(ClusterCredential.ON_BEHALF_OF) String caller, @PathParam("name") String name);
 
     @GET
     @Path(MetadataApi.DATASETS + "/" + MetadataApi.DATASET)
