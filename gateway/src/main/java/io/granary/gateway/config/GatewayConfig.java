@@ -6,6 +6,8 @@ import io.smallrye.config.WithDefault;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
 
 /** Configuration of the gateway, under {@code granary.gateway}. */
 @ConfigMapping(prefix = "granary.gateway")
@@ -18,6 +20,8 @@ public interface GatewayConfig {
     Auth auth();
 
     Read read();
+
+    Buckets buckets();
 
     /** Where uploads are staged before they go to the under-store and the cache. */
     @WithDefault(".granary/gateway/spool")
@@ -32,6 +36,27 @@ public interface GatewayConfig {
         /** Let unsigned S3 requests list and read every dataset, as an anonymous reader. */
         @WithDefault("false")
         boolean anonymous();
+    }
+
+    /** Where the buckets S3 clients create (CreateBucket) are kept: each is a dataset over a place of its own. */
+    interface Buckets {
+
+        /**
+         * The under-store a new bucket goes under: {@code file:///dir} makes a directory per bucket in it (inside
+         * {@code granary.allowed-roots}), {@code s3://bucket/prefix} a prefix per bucket. Unset: CreateBucket
+         * answers NotImplemented and datasets are made through the management API only.
+         */
+        Optional<String> uri();
+
+        /** The secret with the S3 keys of {@link #uri()}, as a dataset mount names it. */
+        Optional<String> credentialsRef();
+
+        /** The mount options of {@link #uri()}: {@code endpoint}, {@code region}, {@code pathStyle}. */
+        Map<String, String> options();
+
+        /** A new bucket is answered once its dataset is Bound, and given up on after this long. */
+        @WithDefault("30s")
+        Duration bindTimeout();
     }
 
     interface Read {

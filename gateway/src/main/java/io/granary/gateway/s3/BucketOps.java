@@ -96,6 +96,30 @@ public class BucketOps {
         return xml.end("ListBucketResult");
     }
 
+    /**
+     * ListObjectVersions, as S3 answers it for a bucket that never had versioning: each object once, as its
+     * latest version, whose id is "null" (what cleanup code of the suites and SDK examples lists before it
+     * deletes a bucket).
+     */
+    String listVersions(S3Request request, String bucket) {
+        Listing ask = Listing.of(request);
+        String marker = request.param("key-marker");
+        Page page = page(bucket, ask, marker);
+        Xml xml = Xml.document("ListVersionsResult")
+                .element("Name", bucket)
+                .element("Prefix", ask.encode(ask.prefix == null ? "" : ask.prefix))
+                .element("KeyMarker", ask.encode(marker == null ? "" : marker))
+                .element("VersionIdMarker", request.param("version-id-marker") == null ? "" : "null")
+                .element("NextKeyMarker", page.truncated() ? ask.encode(page.listing.nextCursor()) : null)
+                .element("NextVersionIdMarker", page.truncated() ? "null" : null)
+                .element("Delimiter", ask.delimiter == null ? null : ask.encode(ask.delimiter))
+                .element("MaxKeys", ask.maxKeys)
+                .element("IsTruncated", page.truncated())
+                .element("EncodingType", ask.encodingType);
+        entries(xml, "Version", ask, page.listing, true);
+        return xml.end("ListVersionsResult");
+    }
+
     private Page page(String bucket, Listing ask, String cursor) {
         if (ask.maxKeys == 0) {
             return new Page(new FileListing(List.of(), List.of(), null));
@@ -109,17 +133,25 @@ public class BucketOps {
     }
 
     private static void contents(Xml xml, Listing ask, FileListing listing, boolean withOwner) {
+        entries(xml, "Contents", ask, listing, withOwner);
+    }
+
+    /** A listing's objects as {@code element}s ("Version" adds the one version each has), then its prefixes. */
+    private static void entries(Xml xml, String element, Listing ask, FileListing listing, boolean withOwner) {
+        boolean versions = element.equals("Version");
         for (FileInfo file : listing.files()) {
-            xml.open("Contents")
-                    .element("Key", ask.encode(file.path()))
-                    .element("LastModified", Xml.timestamp(file.mtime()))
+            xml.open(element).element("Key", ask.encode(file.path()));
+            if (versions) {
+                xml.element("VersionId", "null").element("IsLatest", true);
+            }
+            xml.element("LastModified", Xml.timestamp(file.mtime()))
                     .element("ETag", S3Responses.etag(file.etag()))
                     .element("Size", file.size())
                     .element("StorageClass", "STANDARD");
             if (withOwner) {
                 owner(xml);
             }
-            xml.close("Contents");
+            xml.close(element);
         }
         for (String prefix : listing.prefixes()) {
             xml.open("CommonPrefixes").element("Prefix", ask.encode(prefix)).close("CommonPrefixes");

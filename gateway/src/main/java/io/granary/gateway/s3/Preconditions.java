@@ -10,7 +10,8 @@ import java.time.temporal.ChronoUnit;
 
 /**
  * S3's conditional GET and HEAD (RFC 9110 order): If-Match, then If-Unmodified-Since (412); If-None-Match, then
- * If-Modified-Since (304). Dates that do not parse are ignored, as S3 does.
+ * If-Modified-Since (304). A copy's conditions on its source are the same headers prefixed
+ * {@code x-amz-copy-source-}, and any of them not met is a 412. Dates that do not parse are ignored, as S3 does.
  */
 final class Preconditions {
 
@@ -19,15 +20,24 @@ final class Preconditions {
 
     /** @return 0 to go on, or the status to answer with (304 or 412) */
     static int check(S3Request request, FileInfo file) {
-        String ifMatch = request.header("If-Match");
-        String ifNoneMatch = request.header("If-None-Match");
+        return check(request, "", file);
+    }
+
+    /** CopyObject's and UploadPartCopy's conditions on the source object. */
+    static boolean copySourceMet(S3Request request, FileInfo source) {
+        return check(request, "x-amz-copy-source-", source) == 0;
+    }
+
+    private static int check(S3Request request, String prefix, FileInfo file) {
+        String ifMatch = request.header(prefix + "If-Match");
+        String ifNoneMatch = request.header(prefix + "If-None-Match");
         Instant modified = file.mtime().truncatedTo(ChronoUnit.SECONDS);
         if (ifMatch != null) {
             if (!matches(ifMatch, file.etag())) {
                 return 412;
             }
         } else {
-            Instant since = date(request.header("If-Unmodified-Since"));
+            Instant since = date(request.header(prefix + "If-Unmodified-Since"));
             if (since != null && modified.isAfter(since)) {
                 return 412;
             }
@@ -37,7 +47,7 @@ final class Preconditions {
                 return 304;
             }
         } else {
-            Instant since = date(request.header("If-Modified-Since"));
+            Instant since = date(request.header(prefix + "If-Modified-Since"));
             if (since != null && !modified.isAfter(since)) {
                 return 304;
             }

@@ -9,15 +9,20 @@ import io.vertx.core.http.HttpMethod;
  */
 public enum S3Operation {
     LIST_BUCKETS("ListBuckets"),
+    CREATE_BUCKET("CreateBucket"),
+    DELETE_BUCKET("DeleteBucket"),
     HEAD_BUCKET("HeadBucket"),
     GET_BUCKET_LOCATION("GetBucketLocation"),
     LIST_OBJECTS("ListObjects"),
     LIST_OBJECTS_V2("ListObjectsV2"),
+    LIST_OBJECT_VERSIONS("ListObjectVersions"),
     GET_OBJECT("GetObject"),
     HEAD_OBJECT("HeadObject"),
     PUT_OBJECT("PutObject"),
+    COPY_OBJECT("CopyObject"),
     CREATE_MULTIPART_UPLOAD("CreateMultipartUpload"),
     UPLOAD_PART("UploadPart"),
+    UPLOAD_PART_COPY("UploadPartCopy"),
     COMPLETE_MULTIPART_UPLOAD("CompleteMultipartUpload"),
     ABORT_MULTIPART_UPLOAD("AbortMultipartUpload"),
     DELETE_OBJECT("DeleteObject"),
@@ -37,7 +42,8 @@ public enum S3Operation {
 
     /** Whether the request body is the operation's input (any other body is drained unread). */
     boolean readsBody() {
-        return this == PUT_OBJECT || this == UPLOAD_PART || this == COMPLETE_MULTIPART_UPLOAD || this == DELETE_OBJECTS;
+        return this == PUT_OBJECT || this == UPLOAD_PART || this == COMPLETE_MULTIPART_UPLOAD || this == DELETE_OBJECTS
+                || this == CREATE_BUCKET;
     }
 
     /** Which operation a request is, from its method, whether it names a bucket and a key, and its query. */
@@ -49,10 +55,18 @@ public enum S3Operation {
         if (request.key() == null) {
             if (method == HttpMethod.GET) {
                 return request.has("location") ? GET_BUCKET_LOCATION
+                        : request.has("versions") ? LIST_OBJECT_VERSIONS
                         : "2".equals(request.param("list-type")) ? LIST_OBJECTS_V2 : LIST_OBJECTS;
             }
             if (method == HttpMethod.POST && request.has("delete")) {
                 return DELETE_OBJECTS;
+            }
+            // A PUT or DELETE with a sub-resource (?acl, ?policy...) is not the bucket's creation or deletion.
+            if (method == HttpMethod.PUT && !request.hasSubresource()) {
+                return CREATE_BUCKET;
+            }
+            if (method == HttpMethod.DELETE && !request.hasSubresource()) {
+                return DELETE_BUCKET;
             }
             return method == HttpMethod.HEAD ? HEAD_BUCKET : UNSUPPORTED;
         }
@@ -61,7 +75,8 @@ public enum S3Operation {
         } else if (method == HttpMethod.HEAD) {
             return HEAD_OBJECT;
         } else if (method == HttpMethod.PUT) {
-            return request.has("uploadId") ? UPLOAD_PART : PUT_OBJECT;
+            boolean copy = request.header("x-amz-copy-source") != null;
+            return request.has("uploadId") ? copy ? UPLOAD_PART_COPY : UPLOAD_PART : copy ? COPY_OBJECT : PUT_OBJECT;
         } else if (method == HttpMethod.POST) {
             return request.has("uploads") ? CREATE_MULTIPART_UPLOAD
                     : request.has("uploadId") ? COMPLETE_MULTIPART_UPLOAD : UNSUPPORTED;

@@ -41,6 +41,16 @@ public record S3Request(HttpServerRequest http, String bucket, String key, Strin
         return http.params().contains(name);
     }
 
+    /** Whether the query names anything but a presigned request's own X-Amz-* parameters. */
+    public boolean hasSubresource() {
+        for (String name : http.params().names()) {
+            if (!name.regionMatches(true, 0, "X-Amz-", 0, 6)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public String header(String name) {
         return http.getHeader(name);
     }

@@ -30,6 +30,7 @@ import jakarta.ws.rs.WebApplicationException;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -49,7 +50,7 @@ public class S3Routes {
     private static final Logger LOG = Logger.getLogger(S3Routes.class);
     /** Sub-resources we know of and do not serve: answered NotImplemented rather than mistaken for a listing. */
     private static final Set<String> UNSUPPORTED_SUBRESOURCES = Set.of("acl", "policy", "versioning", "lifecycle",
-            "cors", "tagging", "versions", "website", "logging", "notification", "replication", "encryption",
+            "cors", "tagging", "website", "logging", "notification", "replication", "encryption",
             "retention", "legal-hold", "object-lock", "torrent", "restore", "select", "accelerate", "requestPayment",
             "ownershipControls", "publicAccessBlock", "inventory", "analytics", "metrics", "intelligent-tiering",
             "attributes");
@@ -59,16 +60,18 @@ public class S3Routes {
     private final Authenticator authenticator;
     private final NearCache near;
     private final BucketOps buckets;
+    private final DatasetBuckets datasetBuckets;
     private final ObjectOps objects;
     private final ObjectWrites writes;
     private final GatewayMetrics metrics;
     private final String region;
 
-    S3Routes(Authenticator authenticator, NearCache near, BucketOps buckets, ObjectOps objects, ObjectWrites writes,
-             GatewayMetrics metrics, GranaryConfig shared) {
+    S3Routes(Authenticator authenticator, NearCache near, BucketOps buckets, DatasetBuckets datasetBuckets,
+             ObjectOps objects, ObjectWrites writes, GatewayMetrics metrics, GranaryConfig shared) {
         this.authenticator = authenticator;
         this.near = near;
         this.buckets = buckets;
+        this.datasetBuckets = datasetBuckets;
         this.objects = objects;
         this.writes = writes;
         this.metrics = metrics;
@@ -115,24 +118,25 @@ public class S3Routes {
         }
     }
 
-    /** A reader lists and reads, a writer also writes and deletes, and each only in the datasets it may touch. */
+    /**
+     * A reader lists and reads, a writer also writes and deletes, and each only in the datasets it may touch; a
+     * bucket is made and deleted by an admin, as a dataset is (and a new one only by an admin of every dataset).
+     */
     private static void authorize(Caller caller, S3Request request, S3Operation operation) {
         Role needs = switch (operation) {
-            case PUT_OBJECT, CREATE_MULTIPART_UPLOAD, UPLOAD_PART, COMPLETE_MULTIPART_UPLOAD,
-                 ABORT_MULTIPART_UPLOAD, DELETE_OBJECT, DELETE_OBJECTS -> Role.WRITER;
+            case PUT_OBJECT, COPY_OBJECT, CREATE_MULTIPART_UPLOAD, UPLOAD_PART, UPLOAD_PART_COPY,
+                 COMPLETE_MULTIPART_UPLOAD, ABORT_MULTIPART_UPLOAD, DELETE_OBJECT, DELETE_OBJECTS -> Role.WRITER;
+            case CREATE_BUCKET, DELETE_BUCKET -> Role.ADMIN;
             default -> Role.READER;
         };
-        if (!caller.role().allows(needs) || request.bucket() != null && !request.bucket().isEmpty()
-                && !caller.mayTouch(request.bucket())) {
+        if (!caller.role().allows(needs) || operation == S3Operation.CREATE_BUCKET && !caller.unscoped()
+                || request.bucket() != null && !request.bucket().isEmpty() && !caller.mayTouch(request.bucket())) {
             throw S3Exception.accessDenied("Access Denied");
         }
     }
 
     private Future<?> dispatch(RoutingContext ctx, S3Request request, Principal principal, Caller caller,
                                S3Operation operation) {
-        if (request.header("x-amz-copy-source") != null) {
-            throw S3Exception.notImplemented("CopyObject and UploadPartCopy");  // never a PUT of its empty body
-        }
         if (request.http().method() == HttpMethod.GET && (request.has("uploads") || request.has("uploadId"))) {
             throw S3Exception.notImplemented("ListMultipartUploads and ListParts");
         }
@@ -145,17 +149,44 @@ public class S3Routes {
         return switch (operation) {
             case LIST_BUCKETS -> blocking(ctx, () -> buckets.listBuckets(caller)).compose(xml -> ok(response, xml));
             case HEAD_BUCKET -> blocking(ctx, () -> dataset(request)).compose(d -> response.end());
+            case CREATE_BUCKET -> XmlBodies.read(request.http(), DatasetBuckets.MAX_CONFIGURATION,
+                            "the CreateBucketConfiguration")
+                    .compose(configuration -> blocking(ctx, () -> {
+                        datasetBuckets.create(caller, request.bucket(), configuration, region);
+                        return true;
+                    }))
+                    .compose(done -> response.putHeader("Location", "/" + request.bucket()).end());
+            case DELETE_BUCKET -> blocking(ctx, () -> {
+                datasetBuckets.delete(caller, dataset(request));
+                return true;
+            }).compose(done -> response.setStatusCode(204).end());
             case GET_BUCKET_LOCATION -> blocking(ctx, () -> dataset(request))
                     .compose(d -> ok(response, buckets.location(region)));
             case LIST_OBJECTS_V2 -> blocking(ctx, () -> buckets.listV2(request, dataset(request).name()))
                     .compose(xml -> ok(response, xml));
             case LIST_OBJECTS -> blocking(ctx, () -> buckets.listV1(request, dataset(request).name()))
                     .compose(xml -> ok(response, xml));
+            case LIST_OBJECT_VERSIONS -> blocking(ctx, () -> buckets.listVersions(request, dataset(request).name()))
+                    .compose(xml -> ok(response, xml));
             case GET_OBJECT, HEAD_OBJECT -> resolve(ctx, request)
                     .compose(resolved -> objects.get(request, resolved.dataset(), resolved.file()));
             case PUT_OBJECT -> blocking(ctx, () -> writable(request))
                     .compose(dataset -> writes.put(request.http(), principal, dataset, request.key()))
                     .compose(written -> response.putHeader("ETag", S3Responses.etag(written.etag())).end());
+            case COPY_OBJECT -> blocking(ctx, () -> new Copy(copySource(caller, request), writable(request)))
+                    .compose(copy -> {
+                        copy.refuseOntoItself(request);
+                        return writes.copy(copy.source().dataset(), copy.source().file(), copy.target(), request.key());
+                    })
+                    .compose(file -> ok(response, copyResult("CopyObjectResult", file.etag(), file.mtime())));
+            case UPLOAD_PART_COPY -> blocking(ctx, () -> new Copy(copySource(caller, request), writable(request)))
+                    .compose(copy -> {
+                        FileInfo from = copy.source().file();
+                        CopySource.Range range = CopySource.range(request.header("x-amz-copy-source-range"), from.size());
+                        return writes.copyPart(copy.source().dataset(), from, range.first(), range.length(),
+                                copy.target(), request.key(), request.param("uploadId"), partNumber(request));
+                    })
+                    .compose(etag -> ok(response, copyResult("CopyPartResult", etag, Instant.now())));
             case UPLOAD_PART -> blocking(ctx, () -> writable(request))
                     .compose(dataset -> writes.uploadPart(request.http(), principal, dataset, request.key(),
                             request.param("uploadId"), partNumber(request)))
@@ -203,6 +234,43 @@ public class S3Routes {
     }
 
     private record Resolved(Dataset dataset, FileInfo file) {
+    }
+
+    /** A copy's source, resolved, and the dataset it is copied into. */
+    private record Copy(Resolved source, Dataset target) {
+
+        /** S3 copies an object onto itself only to replace its metadata. */
+        void refuseOntoItself(S3Request request) {
+            if (source.dataset().name().equals(target.name()) && source.file().path().equals(request.key())
+                    && !"REPLACE".equals(request.header("x-amz-metadata-directive"))) {
+                throw new S3Exception(400, "InvalidRequest", "This copy request is illegal because it is trying to "
+                        + "copy an object to itself without changing the object's metadata, storage class, website "
+                        + "redirect location or encryption attributes.");
+            }
+        }
+    }
+
+    /** Blocking: the object {@code x-amz-copy-source} names, which the caller must be able to read, as it is now. */
+    private Resolved copySource(Caller caller, S3Request request) {
+        String directive = request.header("x-amz-metadata-directive");
+        if (directive != null && !directive.equals("COPY") && !directive.equals("REPLACE")) {
+            throw S3Exception.invalidArgument("Unknown metadata directive: " + directive);
+        }
+        CopySource source = CopySource.parse(request.header("x-amz-copy-source"));
+        if (!caller.mayTouch(source.bucket())) {
+            throw S3Exception.accessDenied("Access Denied");
+        }
+        Dataset dataset = near.dataset(source.bucket()).orElseThrow(() -> S3Exception.noSuchBucket(source.bucket()));
+        FileInfo file = objects.file(dataset, source.key());
+        if (!Preconditions.copySourceMet(request, file)) {
+            throw new S3Exception(412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold");
+        }
+        return new Resolved(dataset, file);
+    }
+
+    private static String copyResult(String element, String etag, Instant modified) {
+        return Xml.document(element).element("LastModified", Xml.timestamp(modified))
+                .element("ETag", S3Responses.etag(etag)).end(element);
     }
 
     /** A warm read finds both in the near cache and stays on the event loop; a miss asks the metadata-service. */

@@ -7,6 +7,7 @@ import io.granary.gateway.client.NearCache;
 import io.granary.gateway.config.GatewayConfig;
 import io.granary.kit.client.MetadataClient;
 import io.granary.ufs.MountedStores;
+import io.granary.ufs.ObjectChangedException;
 import io.granary.ufs.ObjectInfo;
 import io.granary.ufs.UploadedPart;
 import io.vertx.core.Future;
@@ -71,6 +72,55 @@ public class ObjectWrites {
                 .andThen(done -> BodySpool.deleteQuietly(body.file())));
     }
 
+    /**
+     * CopyObject: the source object's version ({@code from}, as the caller resolved it) is read from its
+     * under-store into the spool, written to the target's, and pushed into the cache as a PutObject's body is.
+     * The source changing meanwhile fails the copy (ObjectChangedException) rather than mixing two versions.
+     */
+    public Future<FileInfo> copy(Dataset source, FileInfo from, Dataset target, String key) {
+        return vertx.<Spooled>executeBlocking(() -> spoolRange(source, from, 0, from.size()), false)
+                .compose(body -> vertx.<FileInfo>executeBlocking(() -> {
+                    MountedStores.Located located = stores.locate(target.spec().mounts(), key);
+                    ObjectInfo written;
+                    try (InputStream in = Files.newInputStream(body.file())) {
+                        written = located.store().write(located.key(), in, body.size());
+                    }
+                    return known(target, key, written);
+                }, false).compose(file -> cache.push(target, file, body.file()).map(file))
+                        .andThen(done -> BodySpool.deleteQuietly(body.file())));
+    }
+
+    /**
+     * UploadPartCopy: {@code length} bytes of the source from {@code offset} become a part of the upload, kept
+     * here like an uploaded part for the cache fill at completion.
+     */
+    public Future<String> copyPart(Dataset source, FileInfo from, long offset, long length, Dataset target,
+                                   String key, String uploadId, int partNumber) {
+        if (uploadId == null || uploadId.isBlank()) {
+            return Future.failedFuture(io.granary.gateway.s3.S3Exception.invalidArgument("uploadId is required"));
+        }
+        return vertx.<Spooled>executeBlocking(() -> spoolRange(source, from, offset, length), false)
+                .compose(body -> vertx.<String>executeBlocking(() -> storePart(body, target, key, uploadId, partNumber),
+                        false).andThen(done -> BodySpool.deleteQuietly(body.file())));
+    }
+
+    /** Blocking: a range of a version of an object, from its under-store into a file of the spool. */
+    private Spooled spoolRange(Dataset source, FileInfo from, long offset, long length) throws IOException {
+        MountedStores.Located located = stores.locate(source.spec().mounts(), from.path());
+        Path file = Files.createTempFile(spool, "copy-", ".part");
+        try (InputStream in = located.store().read(located.key(), from.etag(), offset, length)) {
+            long copied = Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+            if (copied != length) {
+                throw new ObjectChangedException("'" + from.path() + "' gave " + copied + " bytes of the " + length
+                        + " asked for");
+            }
+            return new Spooled(file, length);
+        } catch (IOException | RuntimeException e) {
+            BodySpool.deleteQuietly(file);
+            throw e;
+        }
+    }
+
     /** Blocking. */
     public String createUpload(Dataset dataset, String key) {
         MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
@@ -82,17 +132,23 @@ public class ObjectWrites {
         if (uploadId == null || uploadId.isBlank()) {
             return Future.failedFuture(io.granary.gateway.s3.S3Exception.invalidArgument("uploadId is required"));
         }
-        return BodySpool.spool(vertx, http, principal, spool).compose(body -> vertx.<String>executeBlocking(() -> {
-            MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
-            String etag;
-            try (InputStream in = Files.newInputStream(body.file())) {
-                etag = located.store().uploadPart(located.key(), uploadId, partNumber, in, body.size());
-            }
-            Path kept = Files.createDirectories(parts(uploadId)).resolve(Integer.toString(partNumber));
-            Files.move(body.file(), kept, StandardCopyOption.REPLACE_EXISTING);
-            Files.writeString(kept.resolveSibling(partNumber + ".etag"), etag);
-            return etag;
-        }, false).andThen(done -> BodySpool.deleteQuietly(body.file())));
+        return BodySpool.spool(vertx, http, principal, spool).compose(body -> vertx.<String>executeBlocking(
+                () -> storePart(body, dataset, key, uploadId, partNumber), false)
+                .andThen(done -> BodySpool.deleteQuietly(body.file())));
+    }
+
+    /** Blocking: the spooled part into the under-store's upload, then kept here (moved, not copied). */
+    private String storePart(Spooled body, Dataset dataset, String key, String uploadId, int partNumber)
+            throws IOException {
+        MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
+        String etag;
+        try (InputStream in = Files.newInputStream(body.file())) {
+            etag = located.store().uploadPart(located.key(), uploadId, partNumber, in, body.size());
+        }
+        Path kept = Files.createDirectories(parts(uploadId)).resolve(Integer.toString(partNumber));
+        Files.move(body.file(), kept, StandardCopyOption.REPLACE_EXISTING);
+        Files.writeString(kept.resolveSibling(partNumber + ".etag"), etag);
+        return etag;
     }
 
     /**

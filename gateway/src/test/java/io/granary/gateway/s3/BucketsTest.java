@@ -1,0 +1,292 @@
+package io.granary.gateway.s3;
+
+import io.granary.devstack.testing.Datasets;
+import io.granary.devstack.testing.Identities;
+import io.granary.devstack.testing.RestAssuredAuth;
+import io.granary.devstack.testing.StackResource;
+import io.granary.devstack.testing.Identities.Identity;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.Bucket;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+import java.io.RandomAccessFile;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Buckets as S3 clients make them, through the AWS SDK: each a dataset over a directory of its own under
+ * {@code granary.gateway.buckets.uri} (here the local root), made and deleted through the metadata-service, with
+ * ETags that mean what clients take them for, and objects copied server-side (CopyObject, UploadPartCopy).
+ */
+@QuarkusTest
+@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false,
+        initArgs = @ResourceArg(name = "services", value = "metadata-service,block-service,block-service"))
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BucketsTest {
+
+    private static final int MIB = 1 << 20;
+
+    @TestHTTPResource("/")
+    URI gateway;
+
+    @ConfigProperty(name = "granary.allowed-roots")
+    Path localRoot;
+
+    private S3Client admin;
+
+    @BeforeAll
+    void setUp() {
+        RestAssuredAuth.asCluster();
+        admin = client(Identities.ADMIN);
+    }
+
+    @AfterAll
+    void tearDown() {
+        admin.close();
+    }
+
+    @Test
+    void aBucketIsADatasetFromCreationToDeletion() {
+        admin.createBucket(create -> create.bucket("fresh-bucket"));
+
+        Path directory = localRoot.resolve("buckets/fresh-bucket");
+        assertThat(directory).as("a directory of its own under the configured root").isDirectory();
+        given().get(gateway.resolve("/api/v1/datasets/fresh-bucket")).then().statusCode(200)
+                .body("status.phase", org.hamcrest.Matchers.equalTo("Bound"))
+                .body("spec.mounts[0].uri", org.hamcrest.Matchers.equalTo("file://" + directory));
+        admin.headBucket(head -> head.bucket("fresh-bucket"));
+        assertThat(admin.listBuckets().buckets()).extracting(Bucket::name).contains("fresh-bucket");
+        assertThat(admin.getBucketLocation(location -> location.bucket("fresh-bucket")).locationConstraintAsString())
+                .isEmpty();
+        admin.createBucket(create -> create.bucket("fresh-bucket"));  // us-east-1: yours already, so a no-op
+
+        admin.putObject(put -> put.bucket("fresh-bucket").key("dir/a.txt"), RequestBody.fromString("a"));
+        assertThat(directory.resolve("dir/a.txt")).hasContent("a");
+        assertThat(admin.listObjectVersions(list -> list.bucket("fresh-bucket")).versions())
+                .as("one version each, as S3 lists an unversioned bucket").singleElement().satisfies(version -> {
+                    assertThat(version.key()).isEqualTo("dir/a.txt");
+                    assertThat(version.versionId()).isEqualTo("null");
+                    assertThat(version.isLatest()).isTrue();
+                });
+        assertError(() -> admin.deleteBucket(delete -> delete.bucket("fresh-bucket")), 409, "BucketNotEmpty");
+
+        admin.deleteObject(delete -> delete.bucket("fresh-bucket").key("dir/a.txt"));
+        admin.deleteBucket(delete -> delete.bucket("fresh-bucket"));
+        assertError(() -> admin.headBucket(head -> head.bucket("fresh-bucket")), 404, null);
+        given().get(gateway.resolve("/api/v1/datasets/fresh-bucket")).then().statusCode(404);
+        assertThat(directory).as("the place CreateBucket made goes with it").doesNotExist();
+        assertError(() -> admin.deleteBucket(delete -> delete.bucket("fresh-bucket")), 404, "NoSuchBucket");
+    }
+
+    @Test
+    void whatABucketCannotBeIsRefusedAsS3Refuses() throws Exception {
+        assertError(() -> admin.createBucket(create -> create.bucket("dotted.name")), 400, "InvalidBucketName");
+        for (String bad : List.of("ab", "Upper-Case", "under_score", "dash-at-end-", "a".repeat(64))) {
+            // names the SDK would refuse to send
+            HttpResponse<String> answer = Signed.send(gateway, "PUT", "/" + bad, new byte[0]);
+            assertThat(answer.statusCode()).as(bad).isEqualTo(400);
+            assertThat(answer.body()).as(bad).contains("<Code>InvalidBucketName</Code>");
+        }
+        assertError(() -> admin.createBucket(create -> create.bucket("far-away")
+                .createBucketConfiguration(c -> c.locationConstraint("eu-west-1"))), 400, "InvalidLocationConstraint");
+        try (S3Client writer = client(Identities.WRITER); S3Client scoped = client(Identities.OTHER_ADMIN)) {
+            assertError(() -> writer.createBucket(create -> create.bucket("writers-bucket")), 403, "AccessDenied");
+            assertError(() -> scoped.createBucket(create -> create.bucket("other")), 403, "AccessDenied");
+        }
+        assertThat(localRoot.resolve("buckets/far-away")).doesNotExist();
+        assertThat(localRoot.resolve("buckets/writers-bucket")).doesNotExist();
+
+        admin.createBucket(create -> create.bucket("taken"));
+        try (S3Client writer = client(Identities.WRITER)) {
+            admin.putObject(put -> put.bucket("taken").key("k"), RequestBody.fromString("v"));
+            assertError(() -> writer.deleteBucket(delete -> delete.bucket("taken")), 403, "AccessDenied");
+        }
+        assertThat(admin.getObjectAsBytes(get -> get.bucket("taken").key("k")).asUtf8String()).isEqualTo("v");
+    }
+
+    @Test
+    void etagsAreTheMd5OfWhatWasWrittenAndNeverLookLikeOneOtherwise() throws Exception {
+        admin.createBucket(create -> create.bucket("etags"));
+        byte[] single = bytes(new Random(1), 100_000);
+        String etag = admin.putObject(put -> put.bucket("etags").key("single"), RequestBody.fromBytes(single)).eTag();
+        assertThat(etag).isEqualTo(quoted(md5(single)));
+        assertThat(admin.headObject(head -> head.bucket("etags").key("single")).eTag()).isEqualTo(etag);
+        assertThat(admin.listObjectsV2(list -> list.bucket("etags")).contents().get(0).eTag()).isEqualTo(etag);
+
+        String key = "multi";
+        String uploadId = admin.createMultipartUpload(create -> create.bucket("etags").key(key)).uploadId();
+        Random random = new Random(2);
+        MessageDigest partMd5s = MessageDigest.getInstance("MD5");
+        List<CompletedPart> parts = new ArrayList<>();
+        for (int number = 1; number <= 2; number++) {
+            byte[] part = bytes(random, number == 1 ? 5 * MIB : 1234);
+            partMd5s.update(MessageDigest.getInstance("MD5").digest(part));
+            int n = number;
+            String partEtag = admin.uploadPart(upload -> upload.bucket("etags").key(key).uploadId(uploadId)
+                    .partNumber(n), RequestBody.fromBytes(part)).eTag();
+            assertThat(partEtag).isEqualTo(quoted(md5(part)));
+            parts.add(CompletedPart.builder().partNumber(number).eTag(partEtag).build());
+        }
+        String multipart = quoted(HexFormat.of().formatHex(partMd5s.digest()) + "-2");
+        assertThat(admin.completeMultipartUpload(complete -> complete.bucket("etags").key(key).uploadId(uploadId)
+                .multipartUpload(upload -> upload.parts(parts))).eTag()).isEqualTo(multipart);
+        assertThat(admin.headObject(head -> head.bucket("etags").key(key)).eTag()).isEqualTo(multipart);
+
+        // A file put in the directory behind Granary's back: its ETag is a version tag, no MD5 of anything.
+        Files.write(localRoot.resolve("buckets/etags/placed"), single);
+        given().contentType("application/json").post(gateway.resolve("/api/v1/datasets/etags/sync")).then().statusCode(202);
+        Datasets.awaitBound(gateway, "etags");
+        String placed = admin.headObject(head -> head.bucket("etags").key("placed")).eTag();
+        assertThat(placed).matches("\"[0-9a-f]{32}-0\"").isNotEqualTo(quoted(md5(single) + "-0"));
+        assertThat(admin.getObjectAsBytes(get -> get.bucket("etags").key("placed")).asByteArray()).isEqualTo(single);
+    }
+
+    @Test
+    void copiesAreMadeServerSideAndReadBackByteForByte() throws Exception {
+        admin.createBucket(create -> create.bucket("copies"));
+        byte[] content = bytes(new Random(3), 3 * MIB + 17);
+        String etag = admin.putObject(put -> put.bucket("copies").key("src"), RequestBody.fromBytes(content)).eTag();
+
+        var copied = admin.copyObject(copy -> copy.sourceBucket("copies").sourceKey("src")
+                .destinationBucket("copies").destinationKey("dst/copy"));
+        assertThat(copied.copyObjectResult().eTag()).isEqualTo(etag);
+        assertThat(admin.getObjectAsBytes(get -> get.bucket("copies").key("dst/copy")).asByteArray()).isEqualTo(content);
+        assertThat(localRoot.resolve("buckets/copies/dst/copy")).hasBinaryContent(content);
+
+        admin.createBucket(create -> create.bucket("copies-elsewhere"));
+        admin.copyObject(copy -> copy.sourceBucket("copies").sourceKey("src").copySourceIfMatch(etag)
+                .destinationBucket("copies-elsewhere").destinationKey("odd name + 100%"));
+        assertThat(admin.getObjectAsBytes(get -> get.bucket("copies-elsewhere").key("odd name + 100%")).asByteArray())
+                .isEqualTo(content);
+
+        assertError(() -> admin.copyObject(copy -> copy.sourceBucket("copies").sourceKey("src")
+                .destinationBucket("copies").destinationKey("src")), 400, "InvalidRequest");
+        assertError(() -> admin.copyObject(copy -> copy.sourceBucket("copies").sourceKey("src")
+                .copySourceIfNoneMatch(etag).destinationBucket("copies").destinationKey("x")), 412, "PreconditionFailed");
+        assertError(() -> admin.copyObject(copy -> copy.sourceBucket("copies").sourceKey("absent")
+                .destinationBucket("copies").destinationKey("x")), 404, "NoSuchKey");
+        assertError(() -> admin.copyObject(copy -> copy.sourceBucket("no-such-bucket").sourceKey("src")
+                .destinationBucket("copies").destinationKey("x")), 404, "NoSuchBucket");
+        try (S3Client teamA = client(Identities.TEAM_A_WRITER)) {
+            assertError(() -> teamA.copyObject(copy -> copy.sourceBucket("copies").sourceKey("src")
+                    .destinationBucket("team-a").destinationKey("stolen")), 403, "AccessDenied");
+        }
+    }
+
+    /**
+     * A source of 2 GiB and a bit, made sparse in the bucket's directory with a marker at the start of each GiB,
+     * copied by UploadPartCopy in three ranges: the copy has the source's size, bytes at each seam, and S3's ETag.
+     */
+    @Test
+    void aMultiGibObjectIsCopiedByUploadPartCopy() throws Exception {
+        admin.createBucket(create -> create.bucket("big-copies"));
+        long gib = 1L << 30;
+        long size = 2 * gib + 4321;
+        Path source = localRoot.resolve("buckets/big-copies/source.bin");
+        long[] markers = {0, gib - 16, gib, 2 * gib, size - 16};
+        try (RandomAccessFile file = new RandomAccessFile(source.toFile(), "rw")) {
+            file.setLength(size);
+            for (long at : markers) {
+                file.seek(at);
+                file.write(marker(at));
+            }
+        }
+        given().contentType("application/json").post(gateway.resolve("/api/v1/datasets/big-copies/sync")).then().statusCode(202);
+        Datasets.awaitBound(gateway, "big-copies");
+
+        String uploadId = admin.createMultipartUpload(create -> create.bucket("big-copies").key("copy.bin")).uploadId();
+        List<CompletedPart> parts = new ArrayList<>();
+        long[][] ranges = {{0, gib - 1}, {gib, 2 * gib - 1}, {2 * gib, size - 1}};
+        for (int i = 0; i < ranges.length; i++) {
+            long[] range = ranges[i];
+            int number = i + 1;
+            String partEtag = admin.uploadPartCopy(copy -> copy.sourceBucket("big-copies").sourceKey("source.bin")
+                    .destinationBucket("big-copies").destinationKey("copy.bin").uploadId(uploadId).partNumber(number)
+                    .copySourceRange("bytes=" + range[0] + "-" + range[1])).copyPartResult().eTag();
+            parts.add(CompletedPart.builder().partNumber(number).eTag(partEtag).build());
+        }
+        assertError(() -> admin.uploadPartCopy(copy -> copy.sourceBucket("big-copies").sourceKey("source.bin")
+                .destinationBucket("big-copies").destinationKey("copy.bin").uploadId(uploadId).partNumber(9)
+                .copySourceRange("bytes=0-" + size)), 416, "InvalidRange");
+        String etag = admin.completeMultipartUpload(complete -> complete.bucket("big-copies").key("copy.bin")
+                .uploadId(uploadId).multipartUpload(upload -> upload.parts(parts))).eTag();
+
+        assertThat(etag).matches("\"[0-9a-f]{32}-3\"");
+        assertThat(admin.headObject(head -> head.bucket("big-copies").key("copy.bin")).contentLength()).isEqualTo(size);
+        assertThat(Files.mismatch(source, localRoot.resolve("buckets/big-copies/copy.bin"))).isEqualTo(-1);
+        for (long at : markers) {
+            try (ResponseInputStream<GetObjectResponse> in = admin.getObject(get -> get.bucket("big-copies")
+                    .key("copy.bin").range("bytes=" + at + "-" + (at + 15)))) {
+                assertThat(in.readAllBytes()).as("at " + at).isEqualTo(marker(at));
+            }
+        }
+        admin.deleteObject(delete -> delete.bucket("big-copies").key("copy.bin"));
+        admin.deleteObject(delete -> delete.bucket("big-copies").key("source.bin"));
+    }
+
+    private static void assertError(Runnable call, int status, String code) {
+        assertThatThrownBy(call::run).isInstanceOfSatisfying(S3Exception.class, e -> {
+            assertThat(e.statusCode()).as(e.getMessage()).isEqualTo(status);
+            if (code != null) {
+                assertThat(e.awsErrorDetails().errorCode()).isEqualTo(code);
+            }
+        });
+    }
+
+    private S3Client client(Identity identity) {
+        return S3Client.builder().endpointOverride(gateway).region(Region.US_EAST_1).forcePathStyle(true)
+                .credentialsProvider(StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create(identity.accessKey(), identity.secretKey())))
+                .overrideConfiguration(o -> o.apiCallAttemptTimeout(Duration.ofMinutes(5)))
+                .httpClient(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofMinutes(5)).build()).build();
+    }
+
+    /** 16 bytes that say where they are. */
+    private static byte[] marker(long at) {
+        return "@%015d".formatted(at).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] bytes(Random random, int size) {
+        byte[] content = new byte[size];
+        random.nextBytes(content);
+        return content;
+    }
+
+    private static String md5(byte[] content) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(content));
+    }
+
+    private static String quoted(String etag) {
+        return '"' + etag + '"';
+    }
+}
