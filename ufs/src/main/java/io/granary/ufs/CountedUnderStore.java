@@ -2,6 +2,7 @@ package io.granary.ufs;
 
 import java.io.InputStream;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /** Passes every call on, telling {@code requests} its operation first ({@code stat}, {@code read}...). */
@@ -40,9 +41,9 @@ final class CountedUnderStore implements UnderStore {
     }
 
     @Override
-    public ObjectInfo write(String path, InputStream data, long size) {
+    public ObjectInfo write(String path, InputStream data, long size, Map<String, String> metadata) {
         requests.accept("write");
-        return store.write(path, data, size);
+        return store.write(path, data, size, metadata);
     }
 
     @Override
@@ -52,9 +53,9 @@ final class CountedUnderStore implements UnderStore {
     }
 
     @Override
-    public String startUpload(String path) {
+    public String startUpload(String path, Map<String, String> metadata) {
         requests.accept("upload");
-        return store.startUpload(path);
+        return store.startUpload(path, metadata);
     }
 
     @Override

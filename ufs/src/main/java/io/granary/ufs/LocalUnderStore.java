@@ -17,6 +17,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -69,7 +70,9 @@ public final class LocalUnderStore implements UnderStore {
         }
         Path file = existingFile(key);
         try {
-            return info(key, file, Files.readAttributes(file, BasicFileAttributes.class));
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+            return new ObjectInfo(key, attributes.size(), attributes.lastModifiedTime().toInstant(),
+                    LocalAttributes.etag(file, attributes), LocalAttributes.metadata(file, attributes));
         } catch (NoSuchFileException e) {
             throw notFound(key);
         } catch (IOException e) {
@@ -131,13 +134,13 @@ public final class LocalUnderStore implements UnderStore {
     }
 
     @Override
-    public ObjectInfo write(String path, InputStream data, long size) {
+    public ObjectInfo write(String path, InputStream data, long size, Map<String, String> metadata) {
         String key = writableKey(path);
         Path target = resolve(key);
         Path temp = null;
         try {
             temp = newTempFile(target);
-            MessageDigest md5 = LocalEtags.md5();
+            MessageDigest md5 = LocalAttributes.md5();
             try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE);
                  OutputStream out = new DigestOutputStream(Channels.newOutputStream(channel), md5)) {
                 long written = data.transferTo(out);
@@ -147,7 +150,8 @@ public final class LocalUnderStore implements UnderStore {
                 }
                 channel.force(true);
             }
-            LocalEtags.record(temp, LocalEtags.hex(md5));  // the rename keeps the inode and mtime it is stamped with
+            // The rename keeps the inode and mtime the record is stamped with.
+            LocalAttributes.record(temp, LocalAttributes.hex(md5), metadata);
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             temp = null;
             return stat(key);
@@ -178,10 +182,10 @@ public final class LocalUnderStore implements UnderStore {
     }
 
     @Override
-    public String startUpload(String path) {
+    public String startUpload(String path, Map<String, String> metadata) {
         String key = writableKey(path);
         resolve(key);  // a symlink out of the root fails now, not when the upload completes
-        return uploads.start(key);
+        return uploads.start(key, metadata);
     }
 
     @Override
@@ -211,10 +215,10 @@ public final class LocalUnderStore implements UnderStore {
         return "LocalUnderStore[" + uri + "]";
     }
 
-    /** The object a file is: its ETag as {@link LocalEtags} gives it. */
+    /** The object a file is, as a listing gives it: its ETag as {@link LocalAttributes} has it, no metadata. */
     static ObjectInfo info(String key, Path file, BasicFileAttributes attributes) {
         return new ObjectInfo(key, attributes.size(), attributes.lastModifiedTime().toInstant(),
-                LocalEtags.of(file, attributes));
+                LocalAttributes.etag(file, attributes));
     }
 
     /**
@@ -302,7 +306,7 @@ public final class LocalUnderStore implements UnderStore {
     }
 
     private void requireVersion(Path file, String key, String etag) throws IOException {
-        if (etag != null && !etag.equals(LocalEtags.of(file, Files.readAttributes(file, BasicFileAttributes.class)))) {
+        if (etag != null && !etag.equals(LocalAttributes.etag(file, Files.readAttributes(file, BasicFileAttributes.class)))) {
             throw new ObjectChangedException("'" + key + "' in " + uri + " is no longer version " + etag);
         }
     }

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -34,6 +35,8 @@ final class LocalUploads {
 
     /** In an upload's directory: the key of the object it makes. */
     private static final String KEY_FILE = "key";
+    /** The object's metadata, given at the start, kept with it once complete. */
+    private static final String METADATA_FILE = "metadata";
 
     /** Upload ids are random UUIDs; checking the form keeps any other string from ever becoming a path. */
     private static final Pattern UPLOAD_ID =
@@ -50,13 +53,14 @@ final class LocalUploads {
     }
 
     /** @param key a key already checked writable and inside the store */
-    String start(String key) {
+    String start(String key, Map<String, String> metadata) {
         String uploadId = UUID.randomUUID().toString();
         try {
             Files.createDirectories(uploads);
             store.requireInside(uploads, key);
             Path dir = Files.createDirectory(uploads.resolve(uploadId));
-            Files.writeString(dir.resolve(KEY_FILE), key, StandardCharsets.UTF_8);
+            Files.writeString(dir.resolve(METADATA_FILE), ObjectMetadata.encode(metadata), StandardCharsets.UTF_8);
+            Files.writeString(dir.resolve(KEY_FILE), key, StandardCharsets.UTF_8);  // last: the upload exists now
             return uploadId;
         } catch (IOException e) {
             throw store.failure("start of an upload", key, e);
@@ -133,7 +137,10 @@ final class LocalUploads {
                 }
                 channel.force(true);
             }
-            LocalEtags.record(temp, LocalEtags.multipart(parts.stream().map(UploadedPart::etag).toList()));
+            Path metadata = claimed.resolve(METADATA_FILE);
+            LocalAttributes.record(temp, UploadedPart.objectEtag(parts),
+                    Files.exists(metadata) ? ObjectMetadata.decode(Files.readString(metadata, StandardCharsets.UTF_8))
+                            : Map.of());
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             temp = null;
         } catch (IOException | RuntimeException e) {

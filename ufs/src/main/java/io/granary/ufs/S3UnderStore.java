@@ -34,8 +34,10 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -118,7 +120,9 @@ public final class S3UnderStore implements UnderStore {
         String key = Keys.object(path);
         StatObjectResponse response = await(client.statObject(StatObjectArgs.builder()
                 .bucket(location.bucket()).object(location.prefix() + key).build()), key);
-        return new ObjectInfo(key, response.size(), response.lastModified().toInstant(), unquote(response.etag()));
+        return new ObjectInfo(key, response.size(), response.lastModified().toInstant(), unquote(response.etag()),
+                ObjectMetadata.of(() -> response.headers().toMultimap().entrySet().stream()
+                        .map(header -> Map.entry(header.getKey(), String.join(",", header.getValue()))).iterator()));
     }
 
     @Override
@@ -203,15 +207,19 @@ public final class S3UnderStore implements UnderStore {
     }
 
     @Override
-    public ObjectInfo write(String path, InputStream data, long size) {
+    public ObjectInfo write(String path, InputStream data, long size, Map<String, String> metadata) {
         String key = Keys.object(path);
         SourceStream source = new SourceStream(data);
         try {
-            client.putObject(PutObjectArgs.builder()
+            PutObjectArgs.Builder put = PutObjectArgs.builder()
                     .bucket(location.bucket())
                     .object(location.prefix() + key)
                     .stream(source, size < 0 ? null : size, PART_SIZE)
-                    .build()).join();
+                    .headers(withoutContentType(metadata));
+            if (metadata.containsKey("content-type")) {
+                put.contentType(metadata.get("content-type"));  // else the client sets its own default
+            }
+            client.putObject(put.build()).join();
         } catch (CompletionException e) {
             if (source.failure != null) {
                 // The caller's stream broke (a client hung up): not the store's fault, so not "unavailable".
@@ -232,10 +240,17 @@ public final class S3UnderStore implements UnderStore {
     }
 
     @Override
-    public String startUpload(String path) {
+    public String startUpload(String path, Map<String, String> metadata) {
         String key = Keys.object(path);
         return await(client.createMultipartUpload(CreateMultipartUploadArgs.builder()
-                .bucket(location.bucket()).object(location.prefix() + key).build()), key).result().uploadId();
+                .bucket(location.bucket()).object(location.prefix() + key).headers(new Http.Headers(metadata))
+                .build()), key).result().uploadId();
+    }
+
+    private static Map<String, String> withoutContentType(Map<String, String> metadata) {
+        Map<String, String> headers = new HashMap<>(metadata);
+        headers.remove("content-type");
+        return headers;
     }
 
     @Override

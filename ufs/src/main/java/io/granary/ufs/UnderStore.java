@@ -2,6 +2,7 @@ package io.granary.ufs;
 
 import java.io.InputStream;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The storage a dataset mount points at (an S3 bucket prefix or a local directory), seen as a flat set of
@@ -54,10 +55,16 @@ public interface UnderStore extends AutoCloseable {
      * Stores the stream as the object at {@code path}, replacing any previous one. Readers see the old or the
      * new object, never a partial one.
      *
-     * @param size bytes the stream holds, or -1 if unknown
+     * @param size     bytes the stream holds, or -1 if unknown
+     * @param metadata its standard headers and user metadata ({@link ObjectMetadata}), kept with it
      * @return the stored object as {@link #stat} would return it
      */
-    ObjectInfo write(String path, InputStream data, long size);
+    ObjectInfo write(String path, InputStream data, long size, Map<String, String> metadata);
+
+    /** {@link #write(String, InputStream, long, Map)} without metadata. */
+    default ObjectInfo write(String path, InputStream data, long size) {
+        return write(path, data, size, Map.of());
+    }
 
     /** Deletes the object; deleting a missing object is not an error (as in S3). */
     void delete(String path);
@@ -72,9 +79,15 @@ public interface UnderStore extends AutoCloseable {
     /**
      * Starts a multipart upload of the object at {@code path}.
      *
+     * @param metadata the object's standard headers and user metadata, kept with it once complete
      * @return the upload id, as S3 would return it: opaque and URL-safe
      */
-    String startUpload(String path);
+    String startUpload(String path, Map<String, String> metadata);
+
+    /** {@link #startUpload(String, Map)} without metadata. */
+    default String startUpload(String path) {
+        return startUpload(path, Map.of());
+    }
 
     /**
      * Stores part {@code partNumber} of the upload. A part may be re-sent: the last one wins.

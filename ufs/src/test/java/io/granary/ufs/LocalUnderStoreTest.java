@@ -13,6 +13,7 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -165,6 +166,14 @@ class LocalUnderStoreTest extends UnderStoreContractTest {
         assertThatThrownBy(() -> store.read("etags/written", md5, 0, -1)).isInstanceOf(ObjectChangedException.class);
         Files.write(placed, "other bytes".getBytes(StandardCharsets.UTF_8));
         assertThat(store.stat("etags/placed").etag()).as("a version tag follows the file").isNotEqualTo(tag);
+    }
+
+    @Test
+    void metadataIsLostWithAnEditBehindGranarysBack() throws IOException {
+        store.write("meta/edited", new ByteArrayInputStream(new byte[] {4}), 1, Map.of("x-amz-meta-a", "b"));
+        assertThat(store.stat("meta/edited").metadata()).isEqualTo(Map.of("x-amz-meta-a", "b"));
+        Files.write(store.root().resolve("meta/edited"), new byte[] {5, 6});
+        assertThat(store.stat("meta/edited").metadata()).isEmpty();
     }
 
     @Test

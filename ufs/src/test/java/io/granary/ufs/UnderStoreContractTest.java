@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -60,6 +61,24 @@ abstract class UnderStoreContractTest {
      */
     protected boolean strictUploadIds() {
         return true;
+    }
+
+    @Test
+    void metadataIsKeptWithTheObjectAndGivenByAStatNotAListing() {
+        Map<String, String> metadata = Map.of("content-type", "application/json", "cache-control", "max-age=60",
+                "x-amz-meta-purpose", "training", "x-amz-meta-odd", "a b=c;d");
+        store().write("meta/put", new ByteArrayInputStream(new byte[] {1}), 1, metadata);
+        assertThat(store().stat("meta/put").metadata()).containsAllEntriesOf(metadata);
+        assertThat(store().list("meta/", null, null, 10).objects().get(0).metadata()).isEmpty();
+
+        String id = store().startUpload("meta/multipart", metadata);
+        String etag = store().uploadPart("meta/multipart", id, 1, new ByteArrayInputStream(new byte[] {2}), 1);
+        store().completeUpload("meta/multipart", id, List.of(new UploadedPart(1, etag)));
+        assertThat(store().stat("meta/multipart").metadata()).containsAllEntriesOf(metadata);
+
+        store().write("meta/put", new ByteArrayInputStream(new byte[] {3}), 1);
+        assertThat(store().stat("meta/put").metadata()).as("a rewrite without metadata has none of the old")
+                .doesNotContainKeys("x-amz-meta-purpose", "cache-control");
     }
 
     @Test

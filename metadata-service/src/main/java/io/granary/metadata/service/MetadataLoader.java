@@ -72,7 +72,7 @@ public class MetadataLoader {
         if (mounted != null) {
             try {
                 ObjectInfo object = stores.store(mounted.mount()).stat(mounted.key());
-                now = Optional.of(new FileInfo(path, object.size(), object.mtime(), object.etag()));
+                now = Optional.of(new FileInfo(path, object.size(), object.mtime(), object.etag(), object.metadata()));
             } catch (ObjectNotFoundException e) {
                 // gone: dropped below
             }
@@ -129,7 +129,8 @@ public class MetadataLoader {
                     removeBetween(previous, path);
                     FileInfo info = new FileInfo(path, object.size(), object.mtime(), object.etag());
                     Optional<FileInfo> known = cached.contains(path) ? files.stat(dataset, path) : Optional.empty();
-                    if (known.isEmpty() || !known.get().equals(info)) {
+                    // A listing says nothing of metadata: what a stat learnt of this version is kept.
+                    if (known.isEmpty() || !known.get().sameVersion(info)) {
                         changed.add(info);
                     }
                     previous = path;
