@@ -1,8 +1,10 @@
 package io.granary.gateway.s3;
 
 import io.granary.contracts.dataset.Dataset;
+import io.granary.contracts.dataset.DatasetPaths;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.dataset.FileListing;
+import io.granary.contracts.validation.ValidationException;
 import io.granary.gateway.client.NearCache;
 import io.granary.kit.client.MetadataClient;
 import io.granary.kit.security.Caller;
@@ -13,6 +15,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -24,6 +27,8 @@ import java.util.List;
 public class BucketOps {
 
     private static final int MAX_KEYS = 1000;
+    /** The one owner of every bucket and object: the under-store's, not a caller's. */
+    static final String OWNER = "granary";
 
     private final MetadataClient metadata;
     private final NearCache near;
@@ -33,19 +38,47 @@ public class BucketOps {
         this.near = near;
     }
 
-    /** The datasets the caller may touch, as buckets. */
-    String listBuckets(Caller caller) {
+    /**
+     * The datasets the caller may touch, as buckets, in name order: all of them, or pages of {@code max-buckets}
+     * (1 to 10000) after the {@code continuation-token} (the last name sent, base64'd), of those starting with
+     * {@code prefix}.
+     */
+    String listBuckets(Caller caller, S3Request request) {
+        String prefix = request.param("prefix");
+        int max = maxBuckets(request.param("max-buckets"));
+        String token = request.param("continuation-token");
+        String after = token == null ? null : decodeToken(token);
+        List<Dataset> buckets = metadata.datasets().stream()
+                .filter(dataset -> caller.mayTouch(dataset.name()))
+                .filter(dataset -> prefix == null || dataset.name().startsWith(prefix))
+                .filter(dataset -> after == null || dataset.name().compareTo(after) > 0)
+                .sorted(Comparator.comparing(Dataset::name))
+                .toList();
         Xml xml = owner(Xml.document("ListAllMyBucketsResult")).open("Buckets");
-        for (Dataset dataset : metadata.datasets()) {
-            if (!caller.mayTouch(dataset.name())) {
-                continue;
-            }
+        for (Dataset dataset : buckets.subList(0, Math.min(max, buckets.size()))) {
             Instant created = dataset.status() == null || dataset.status().createdAt() == null ? Instant.EPOCH
                     : dataset.status().createdAt();
             xml.open("Bucket").element("Name", dataset.name()).element("CreationDate", Xml.timestamp(created))
                     .close("Bucket");
         }
-        return xml.close("Buckets").end("ListAllMyBucketsResult");
+        xml.close("Buckets").element("Prefix", prefix)
+                .element("ContinuationToken", buckets.size() > max ? encodeToken(buckets.get(max - 1).name()) : null);
+        return xml.end("ListAllMyBucketsResult");
+    }
+
+    private static int maxBuckets(String text) {
+        if (text == null) {
+            return Integer.MAX_VALUE;
+        }
+        try {
+            int max = Integer.parseInt(text);
+            if (max >= 1 && max <= 10_000) {
+                return max;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw S3Exception.invalidArgument("max-buckets must be an integer from 1 to 10000, not '" + text + "'");
     }
 
     String location(String region) {
@@ -121,15 +154,15 @@ public class BucketOps {
     }
 
     private Page page(String bucket, Listing ask, String cursor) {
-        if (ask.maxKeys == 0) {
+        if (ask.maxKeys == 0 || !ask.canMatch()) {
             return new Page(new FileListing(List.of(), List.of(), null));
         }
         return new Page(near.list(bucket, ask.prefix, ask.delimiter, cursor, ask.maxKeys));
     }
 
     /** Every bucket and object has the one owner Granary knows of: the under-store's, not a caller's. */
-    private static Xml owner(Xml xml) {
-        return xml.open("Owner").element("ID", "granary").element("DisplayName", "granary").close("Owner");
+    static Xml owner(Xml xml) {
+        return xml.open("Owner").element("ID", OWNER).element("DisplayName", OWNER).close("Owner");
     }
 
     private static void contents(Xml xml, Listing ask, FileListing listing, boolean withOwner) {
@@ -189,6 +222,23 @@ public class BucketOps {
             String delimiter = request.param("delimiter");
             return new Listing(prefix == null || prefix.isEmpty() ? null : prefix,
                     delimiter == null || delimiter.isEmpty() ? null : delimiter, max, encodingType);
+        }
+
+        /**
+         * Whether any key can start with the prefix. Keys are normalised dataset paths: none starts with '/' or
+         * holds '//', a '.' or '..' segment or a control character, so such a prefix lists nothing (rather than
+         * what it would normalise to). A prefix ending in a partial '.' segment is taken as one too: "a/." misses
+         * "a/.hidden".
+         */
+        boolean canMatch() {
+            if (prefix == null) {
+                return true;
+            }
+            try {
+                return DatasetPaths.normalize("prefix", prefix).equals(prefix);
+            } catch (ValidationException e) {
+                return false;
+            }
         }
 
         /** With encoding-type=url, names go out percent-encoded (as S3 does, '/' kept) for XML-unsafe keys. */

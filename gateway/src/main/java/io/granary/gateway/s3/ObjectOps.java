@@ -6,14 +6,21 @@ import io.granary.contracts.dataset.FileInfo;
 import io.granary.gateway.client.NearCache;
 import io.granary.gateway.read.ObjectReads;
 import io.granary.gateway.read.SequentialPrefetch;
+import io.granary.ufs.ObjectMetadata;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.util.Map;
+import java.util.regex.Pattern;
+
 /** HeadObject and GetObject: the file from the near cache, its head from the metadata, its body from the read path. */
 @ApplicationScoped
 public class ObjectOps {
+
+    /** An ETag S3 gives an object joined from N parts: {@code <md5>-N}. */
+    private static final Pattern MULTIPART_ETAG = Pattern.compile("[0-9a-f]{32}-[1-9][0-9]*");
 
     private final NearCache near;
     private final ObjectReads reads;
@@ -30,12 +37,56 @@ public class ObjectOps {
         return near.file(dataset.name(), key).orElseThrow(() -> S3Exception.noSuchKey(key));
     }
 
+    /**
+     * GetObject of a part: an object written whole is its only part, so part 1 is all of it. Where a multipart
+     * upload's parts begin is not kept (the ETag says only how many there were), so their parts are not served.
+     */
+    private static void checkWholeObjectPart(String partNumber, FileInfo file) {
+        int number;
+        try {
+            number = Integer.parseInt(partNumber);
+        } catch (NumberFormatException e) {
+            throw S3Exception.invalidArgument("Part number must be an integer between 1 and 10000, inclusive");
+        }
+        if (MULTIPART_ETAG.matcher(file.etag()).matches()) {
+            throw S3Exception.notImplemented("GetObject of one part of an object uploaded in parts");
+        }
+        if (number != 1) {
+            throw new S3Exception(400, "InvalidPart", "The requested partnumber is not satisfiable: the object has one part");
+        }
+    }
+
+    /**
+     * The object's metadata as headers, then what a GET asks for instead ({@code response-content-type=}...), as S3
+     * answers them.
+     */
+    private static void headers(S3Request request, HttpServerResponse response, FileInfo file) {
+        Map<String, String> metadata = file.metadata();
+        String contentType = metadata.get("content-type");
+        response.putHeader("Content-Type", contentType != null ? contentType : "application/octet-stream");
+        if (!metadata.isEmpty()) {
+            metadata.forEach((name, value) -> {
+                if (!name.equals("content-type")) {
+                    response.putHeader(name, value);
+                }
+            });
+        }
+        if (request.http().query() != null) {
+            for (String header : ObjectMetadata.STANDARD) {
+                String asked = request.param("response-" + header);
+                if (asked != null) {
+                    response.putHeader(header, asked);
+                }
+            }
+        }
+    }
+
     /** Answers a GET or HEAD of {@code file}; on the event loop. Completes when the response has ended. */
     Future<Void> get(S3Request request, Dataset dataset, FileInfo file) {
         HttpServerResponse response = request.http().response();
         int precondition = Preconditions.check(request, file);
         if (precondition == 412) {
-            throw new S3Exception(412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold");
+            throw Preconditions.preconditionFailed();
         }
         response.putHeader("ETag", S3Responses.etag(file.etag()))
                 .putHeader("Last-Modified", S3Responses.httpDate(file.mtime()))
@@ -43,7 +94,10 @@ public class ObjectOps {
         if (precondition == 304) {
             return response.setStatusCode(304).end();
         }
-        response.putHeader("Content-Type", "application/octet-stream");
+        headers(request, response, file);
+        if (request.http().query() != null && request.param("partNumber") != null) {
+            checkWholeObjectPart(request.param("partNumber"), file);
+        }
         ByteRange range = ByteRange.parse(request.header("Range"));
         ByteRange.Slice slice = new ByteRange.Slice(0, file.size());
         if (range != null) {

@@ -7,6 +7,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
+import java.util.Optional;
 
 /**
  * S3's conditional GET and HEAD (RFC 9110 order): If-Match, then If-Unmodified-Since (412); If-None-Match, then
@@ -26,6 +27,35 @@ final class Preconditions {
     /** CopyObject's and UploadPartCopy's conditions on the source object. */
     static boolean copySourceMet(S3Request request, FileInfo source) {
         return check(request, "x-amz-copy-source-", source) == 0;
+    }
+
+    /** Whether a write carries If-Match or If-None-Match, which {@link #checkWrite} then needs the object for. */
+    static boolean conditionalWrite(S3Request request) {
+        return request.header("If-Match") != null || request.header("If-None-Match") != null;
+    }
+
+    /**
+     * A conditional PutObject or CompleteMultipartUpload, as S3 has them: If-Match needs the object there
+     * (NoSuchKey) with a matching ETag, If-None-Match ("*" or an ETag) needs no match (PreconditionFailed).
+     *
+     * @param current the object as the under-store has it now, empty when there is none
+     */
+    static void checkWrite(S3Request request, Optional<FileInfo> current) {
+        String ifMatch = request.header("If-Match");
+        if (ifMatch != null) {
+            FileInfo file = current.orElseThrow(() -> S3Exception.noSuchKey(request.key()));
+            if (!matches(ifMatch, file.etag())) {
+                throw preconditionFailed();
+            }
+        }
+        String ifNoneMatch = request.header("If-None-Match");
+        if (ifNoneMatch != null && current.isPresent() && matches(ifNoneMatch, current.get().etag())) {
+            throw preconditionFailed();
+        }
+    }
+
+    static S3Exception preconditionFailed() {
+        return new S3Exception(412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold");
     }
 
     private static int check(S3Request request, String prefix, FileInfo file) {

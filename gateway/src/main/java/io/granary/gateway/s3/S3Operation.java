@@ -13,6 +13,10 @@ public enum S3Operation {
     DELETE_BUCKET("DeleteBucket"),
     HEAD_BUCKET("HeadBucket"),
     GET_BUCKET_LOCATION("GetBucketLocation"),
+    GET_BUCKET_ACL("GetBucketAcl"),
+    PUT_BUCKET_ACL("PutBucketAcl"),
+    GET_OBJECT_ACL("GetObjectAcl"),
+    PUT_OBJECT_ACL("PutObjectAcl"),
     LIST_OBJECTS("ListObjects"),
     LIST_OBJECTS_V2("ListObjectsV2"),
     LIST_OBJECT_VERSIONS("ListObjectVersions"),
@@ -43,7 +47,7 @@ public enum S3Operation {
     /** Whether the request body is the operation's input (any other body is drained unread). */
     boolean readsBody() {
         return this == PUT_OBJECT || this == UPLOAD_PART || this == COMPLETE_MULTIPART_UPLOAD || this == DELETE_OBJECTS
-                || this == CREATE_BUCKET;
+                || this == CREATE_BUCKET || this == PUT_BUCKET_ACL || this == PUT_OBJECT_ACL;
     }
 
     /** Which operation a request is, from its method, whether it names a bucket and a key, and its query. */
@@ -53,6 +57,9 @@ public enum S3Operation {
             return method == HttpMethod.GET ? LIST_BUCKETS : UNSUPPORTED;
         }
         if (request.key() == null) {
+            if (request.has("acl")) {
+                return method == HttpMethod.GET ? GET_BUCKET_ACL : method == HttpMethod.PUT ? PUT_BUCKET_ACL : UNSUPPORTED;
+            }
             if (method == HttpMethod.GET) {
                 return request.has("location") ? GET_BUCKET_LOCATION
                         : request.has("versions") ? LIST_OBJECT_VERSIONS
@@ -69,6 +76,9 @@ public enum S3Operation {
                 return DELETE_BUCKET;
             }
             return method == HttpMethod.HEAD ? HEAD_BUCKET : UNSUPPORTED;
+        }
+        if (request.has("acl")) {
+            return method == HttpMethod.GET ? GET_OBJECT_ACL : method == HttpMethod.PUT ? PUT_OBJECT_ACL : UNSUPPORTED;
         }
         if (method == HttpMethod.GET) {
             return GET_OBJECT;

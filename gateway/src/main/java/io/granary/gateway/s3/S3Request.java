@@ -27,7 +27,10 @@ public record S3Request(HttpServerRequest http, String bucket, String key, Strin
             try {
                 key = DatasetPaths.normalize("key", key);
             } catch (ValidationException e) {
-                throw S3Exception.invalidArgument("key: " + e.detail());
+                // A control character: S3's own answer for a key it cannot take. A '.' or '..' segment: ours.
+                throw e.detail().contains("control characters")
+                        ? new S3Exception(400, "InvalidURI", "Couldn't parse the specified URI.")
+                        : S3Exception.invalidArgument("key: " + e.detail());
             }
         }
         return new S3Request(http, bucket.isEmpty() ? null : bucket, key, '/' + path);

@@ -12,6 +12,7 @@ import io.granary.kit.security.Role;
 import io.granary.ufs.AccessDeniedException;
 import io.granary.ufs.InvalidPartException;
 import io.granary.ufs.ObjectChangedException;
+import io.granary.ufs.ObjectMetadata;
 import io.granary.ufs.ObjectNotFoundException;
 import io.granary.ufs.PathOutsideMountException;
 import io.granary.ufs.UnderStoreException;
@@ -29,11 +30,13 @@ import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.WebApplicationException;
 import org.jboss.logging.Logger;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -49,7 +52,7 @@ public class S3Routes {
 
     private static final Logger LOG = Logger.getLogger(S3Routes.class);
     /** Sub-resources we know of and do not serve: answered NotImplemented rather than mistaken for a listing. */
-    private static final Set<String> UNSUPPORTED_SUBRESOURCES = Set.of("acl", "policy", "versioning", "lifecycle",
+    private static final Set<String> UNSUPPORTED_SUBRESOURCES = Set.of("policy", "versioning", "lifecycle",
             "cors", "tagging", "website", "logging", "notification", "replication", "encryption",
             "retention", "legal-hold", "object-lock", "torrent", "restore", "select", "accelerate", "requestPayment",
             "ownershipControls", "publicAccessBlock", "inventory", "analytics", "metrics", "intelligent-tiering",
@@ -126,7 +129,8 @@ public class S3Routes {
         Role needs = switch (operation) {
             case PUT_OBJECT, COPY_OBJECT, CREATE_MULTIPART_UPLOAD, UPLOAD_PART, UPLOAD_PART_COPY,
                  COMPLETE_MULTIPART_UPLOAD, ABORT_MULTIPART_UPLOAD, DELETE_OBJECT, DELETE_OBJECTS -> Role.WRITER;
-            case CREATE_BUCKET, DELETE_BUCKET -> Role.ADMIN;
+            case CREATE_BUCKET, DELETE_BUCKET, PUT_BUCKET_ACL -> Role.ADMIN;
+            case PUT_OBJECT_ACL -> Role.WRITER;
             default -> Role.READER;
         };
         if (!caller.role().allows(needs) || operation == S3Operation.CREATE_BUCKET && !caller.unscoped()
@@ -147,7 +151,7 @@ public class S3Routes {
         }
         HttpServerResponse response = request.http().response();
         return switch (operation) {
-            case LIST_BUCKETS -> blocking(ctx, () -> buckets.listBuckets(caller)).compose(xml -> ok(response, xml));
+            case LIST_BUCKETS -> blocking(ctx, () -> buckets.listBuckets(caller, request)).compose(xml -> ok(response, xml));
             case HEAD_BUCKET -> blocking(ctx, () -> dataset(request)).compose(d -> response.end());
             case CREATE_BUCKET -> XmlBodies.read(request.http(), DatasetBuckets.MAX_CONFIGURATION,
                             "the CreateBucketConfiguration")
@@ -166,17 +170,30 @@ public class S3Routes {
                     .compose(xml -> ok(response, xml));
             case LIST_OBJECTS -> blocking(ctx, () -> buckets.listV1(request, dataset(request).name()))
                     .compose(xml -> ok(response, xml));
+            case GET_BUCKET_ACL -> blocking(ctx, () -> dataset(request)).compose(d -> ok(response, Acls.policy()));
+            case GET_OBJECT_ACL -> resolve(ctx, request).compose(resolved -> ok(response, Acls.policy()));
+            case PUT_BUCKET_ACL, PUT_OBJECT_ACL -> XmlBodies.read(request.http(), Acls.MAX_POLICY, "the AccessControlPolicy")
+                    .compose(body -> blocking(ctx, () -> {
+                        Acls.checkPrivate(request, body);
+                        Dataset dataset = dataset(request);
+                        if (request.key() != null) {
+                            objects.file(dataset, request.key());  // NoSuchKey for an object not there
+                        }
+                        return dataset;
+                    }))
+                    .compose(done -> response.end());
             case LIST_OBJECT_VERSIONS -> blocking(ctx, () -> buckets.listVersions(request, dataset(request).name()))
                     .compose(xml -> ok(response, xml));
             case GET_OBJECT, HEAD_OBJECT -> resolve(ctx, request)
                     .compose(resolved -> objects.get(request, resolved.dataset(), resolved.file()));
-            case PUT_OBJECT -> blocking(ctx, () -> writable(request))
-                    .compose(dataset -> writes.put(request.http(), principal, dataset, request.key()))
+            case PUT_OBJECT -> blocking(ctx, () -> writableIf(request))
+                    .compose(dataset -> writes.put(request.http(), principal, dataset, request.key(), metadata(request)))
                     .compose(written -> response.putHeader("ETag", S3Responses.etag(written.etag())).end());
             case COPY_OBJECT -> blocking(ctx, () -> new Copy(copySource(caller, request), writable(request)))
                     .compose(copy -> {
                         copy.refuseOntoItself(request);
-                        return writes.copy(copy.source().dataset(), copy.source().file(), copy.target(), request.key());
+                        return writes.copy(copy.source().dataset(), copy.source().file(), copy.target(), request.key(),
+                                "REPLACE".equals(request.header("x-amz-metadata-directive")) ? metadata(request) : null);
                     })
                     .compose(file -> ok(response, copyResult("CopyObjectResult", file.etag(), file.mtime())));
             case UPLOAD_PART_COPY -> blocking(ctx, () -> new Copy(copySource(caller, request), writable(request)))
@@ -193,10 +210,11 @@ public class S3Routes {
                     .compose(etag -> response.putHeader("ETag", S3Responses.etag(etag)).end());
             case CREATE_MULTIPART_UPLOAD -> blocking(ctx, () -> {
                 Dataset dataset = writable(request);
-                return Multipart.initiated(dataset.name(), request.key(), writes.createUpload(dataset, request.key()));
+                return Multipart.initiated(dataset.name(), request.key(),
+                        writes.createUpload(dataset, request.key(), metadata(request)));
             }).compose(xml -> ok(response, xml));
             case COMPLETE_MULTIPART_UPLOAD -> Multipart.readParts(request.http())
-                    .compose(parts -> blocking(ctx, () -> writes.completeUpload(writable(request), request.key(),
+                    .compose(parts -> blocking(ctx, () -> writes.completeUpload(writableIf(request), request.key(),
                             request.param("uploadId"), parts)))
                     .compose(done -> ok(response, Multipart.completed(request, done)));
             case ABORT_MULTIPART_UPLOAD -> blocking(ctx, () -> {
@@ -263,7 +281,7 @@ public class S3Routes {
         Dataset dataset = near.dataset(source.bucket()).orElseThrow(() -> S3Exception.noSuchBucket(source.bucket()));
         FileInfo file = objects.file(dataset, source.key());
         if (!Preconditions.copySourceMet(request, file)) {
-            throw new S3Exception(412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold");
+            throw Preconditions.preconditionFailed();
         }
         return new Resolved(dataset, file);
     }
@@ -296,6 +314,32 @@ public class S3Routes {
             throw S3Exception.accessDenied("dataset '" + dataset.name() + "' is read-only");
         }
         return dataset;
+    }
+
+    /** {@link #writable}, and the write's If-Match or If-None-Match checked against the store's object now. */
+    private Dataset writableIf(S3Request request) {
+        Dataset dataset = writable(request);
+        if (Preconditions.conditionalWrite(request)) {
+            Preconditions.checkWrite(request, writes.current(dataset, request.key()));
+        }
+        return dataset;
+    }
+
+    /** The metadata a write gives its object: standard headers and user metadata, at most 2 KiB of the latter. */
+    private static Map<String, String> metadata(S3Request request) {
+        Map<String, String> metadata = ObjectMetadata.of(request.http().headers());
+        int userBytes = 0;
+        for (Map.Entry<String, String> entry : metadata.entrySet()) {
+            if (entry.getKey().startsWith(ObjectMetadata.USER_PREFIX)) {
+                userBytes += entry.getKey().length() - ObjectMetadata.USER_PREFIX.length()
+                        + entry.getValue().getBytes(StandardCharsets.UTF_8).length;
+            }
+        }
+        if (userBytes > ObjectMetadata.MAX_USER_BYTES) {
+            throw new S3Exception(400, "MetadataTooLarge", "Your metadata headers exceed the maximum allowed metadata "
+                    + "size: " + userBytes + " bytes of at most " + ObjectMetadata.MAX_USER_BYTES);
+        }
+        return metadata;
     }
 
     private static int partNumber(S3Request request) {

@@ -28,6 +28,13 @@ final class Xml {
         return this;
     }
 
+    /** An element of an XML Schema type, as S3 types an ACL's Grantee. */
+    Xml openTyped(String name, String type) {
+        out.append('<').append(name).append(" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:type=\"")
+                .append(type).append("\">");
+        return this;
+    }
+
     Xml close(String name) {
         out.append("</").append(name).append('>');
         return this;

@@ -9,6 +9,8 @@ import io.granary.kit.client.MetadataClient;
 import io.granary.ufs.MountedStores;
 import io.granary.ufs.ObjectChangedException;
 import io.granary.ufs.ObjectInfo;
+import io.granary.ufs.ObjectNotFoundException;
+import io.granary.ufs.UploadNotFoundException;
 import io.granary.ufs.UploadedPart;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -30,6 +32,8 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -60,12 +64,14 @@ public class ObjectWrites {
         this.spool = config.spoolDir().toAbsolutePath();
     }
 
-    public Future<UploadedObject> put(HttpServerRequest http, Principal principal, Dataset dataset, String key) {
+    /** PutObject; {@code metadata} are the object's standard headers and user metadata, kept with it. */
+    public Future<UploadedObject> put(HttpServerRequest http, Principal principal, Dataset dataset, String key,
+                                      Map<String, String> metadata) {
         return BodySpool.spool(vertx, http, principal, spool).compose(body -> vertx.<FileInfo>executeBlocking(() -> {
             MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
             ObjectInfo written;
             try (InputStream in = Files.newInputStream(body.file())) {
-                written = located.store().write(located.key(), in, body.size());
+                written = located.store().write(located.key(), in, body.size(), metadata);
             }
             return known(dataset, key, written);
         }, false).compose(file -> cache.push(dataset, file, body.file()).map(new UploadedObject(file.etag())))
@@ -76,14 +82,18 @@ public class ObjectWrites {
      * CopyObject: the source object's version ({@code from}, as the caller resolved it) is read from its
      * under-store into the spool, written to the target's, and pushed into the cache as a PutObject's body is.
      * The source changing meanwhile fails the copy (ObjectChangedException) rather than mixing two versions.
+     *
+     * @param metadata the copy's metadata; null: the source's, as its under-store has it now
      */
-    public Future<FileInfo> copy(Dataset source, FileInfo from, Dataset target, String key) {
+    public Future<FileInfo> copy(Dataset source, FileInfo from, Dataset target, String key,
+                                 Map<String, String> metadata) {
         return vertx.<Spooled>executeBlocking(() -> spoolRange(source, from, 0, from.size()), false)
                 .compose(body -> vertx.<FileInfo>executeBlocking(() -> {
+                    Map<String, String> kept = metadata != null ? metadata : metadataNow(source, from.path());
                     MountedStores.Located located = stores.locate(target.spec().mounts(), key);
                     ObjectInfo written;
                     try (InputStream in = Files.newInputStream(body.file())) {
-                        written = located.store().write(located.key(), in, body.size());
+                        written = located.store().write(located.key(), in, body.size(), kept);
                     }
                     return known(target, key, written);
                 }, false).compose(file -> cache.push(target, file, body.file()).map(file))
@@ -104,6 +114,12 @@ public class ObjectWrites {
                         false).andThen(done -> BodySpool.deleteQuietly(body.file())));
     }
 
+    /** Blocking: the object's metadata as its under-store has it (a listing left the metadata cache without). */
+    private Map<String, String> metadataNow(Dataset dataset, String key) {
+        MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
+        return located.store().stat(located.key()).metadata();
+    }
+
     /** Blocking: a range of a version of an object, from its under-store into a file of the spool. */
     private Spooled spoolRange(Dataset source, FileInfo from, long offset, long length) throws IOException {
         MountedStores.Located located = stores.locate(source.spec().mounts(), from.path());
@@ -121,10 +137,18 @@ public class ObjectWrites {
         }
     }
 
+    /**
+     * Blocking: the object as the under-store has it now (a conditional write is checked against this, not
+     * the cache's view), and the metadata-service told of it; empty when there is none.
+     */
+    public Optional<FileInfo> current(Dataset dataset, String key) {
+        return metadata.findRefreshed(dataset.name(), key);
+    }
+
     /** Blocking. */
-    public String createUpload(Dataset dataset, String key) {
+    public String createUpload(Dataset dataset, String key, Map<String, String> metadata) {
         MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
-        return located.store().startUpload(located.key());
+        return located.store().startUpload(located.key(), metadata);
     }
 
     public Future<String> uploadPart(HttpServerRequest http, Principal principal, Dataset dataset, String key,
@@ -158,7 +182,12 @@ public class ObjectWrites {
      */
     public UploadedObject completeUpload(Dataset dataset, String key, String uploadId, List<UploadedPart> parts) {
         MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
-        ObjectInfo written = located.store().completeUpload(located.key(), uploadId, parts);
+        ObjectInfo written;
+        try {
+            written = located.store().completeUpload(located.key(), uploadId, parts);
+        } catch (UploadNotFoundException e) {
+            return completedAlready(located, parts).orElseThrow(() -> e);
+        }
         FileInfo file = known(dataset, key, written);
         vertx.executeBlocking(() -> join(uploadId, parts), false)
                 .compose(joined -> {
@@ -175,6 +204,20 @@ public class ObjectWrites {
                     return null;
                 }, false));
         return new UploadedObject(written.etag());
+    }
+
+    /**
+     * A completion sent again (a client retrying one whose answer it lost): S3 answers with the object while it is
+     * the one those parts made, which its ETag tells.
+     */
+    private static Optional<UploadedObject> completedAlready(MountedStores.Located located, List<UploadedPart> parts) {
+        String etag = UploadedPart.objectEtag(parts);
+        try {
+            ObjectInfo now = located.store().stat(located.key());
+            return etag != null && etag.equals(now.etag()) ? Optional.of(new UploadedObject(now.etag())) : Optional.empty();
+        } catch (ObjectNotFoundException gone) {
+            return Optional.empty();
+        }
     }
 
     /** Blocking. */
@@ -194,7 +237,7 @@ public class ObjectWrites {
 
     /** The metadata-service re-reads the file; this gateway knows it at once. */
     private FileInfo known(Dataset dataset, String key, ObjectInfo written) {
-        FileInfo file = new FileInfo(key, written.size(), written.mtime(), written.etag());
+        FileInfo file = new FileInfo(key, written.size(), written.mtime(), written.etag(), written.metadata());
         refresh(dataset, key);
         near.put(dataset.name(), file);
         return file;

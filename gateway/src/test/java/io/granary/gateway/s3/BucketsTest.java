@@ -5,6 +5,7 @@ import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
 import io.granary.devstack.testing.Identities.Identity;
+import io.granary.ufs.ObjectMetadata;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -24,6 +25,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.Bucket;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.MetadataDirective;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 import java.io.RandomAccessFile;
@@ -34,9 +37,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 import static io.restassured.RestAssured.given;
@@ -61,6 +66,12 @@ class BucketsTest {
 
     @ConfigProperty(name = "granary.allowed-roots")
     Path localRoot;
+
+    @ConfigProperty(name = "devstack.s3.endpoint")
+    String s3Endpoint;
+
+    @ConfigProperty(name = "devstack.s3.data-dir")
+    Path s3Buckets;
 
     private S3Client admin;
 
@@ -201,6 +212,64 @@ class BucketsTest {
             assertError(() -> teamA.copyObject(copy -> copy.sourceBucket("copies").sourceKey("src")
                     .destinationBucket("team-a").destinationKey("stolen")), 403, "AccessDenied");
         }
+    }
+
+    /** Metadata round trips on a bucket over a local directory and on a dataset over S3 alike. */
+    @Test
+    void metadataAndStandardHeadersAreKeptWithTheObjectAndCopied() throws Exception {
+        admin.createBucket(create -> create.bucket("meta-local"));
+        Files.createDirectories(s3Buckets.resolve("meta-s3"));
+        Datasets.createBound(gateway, Datasets.spec("meta-s3", "1MiB", Datasets.s3Mount("meta-s3", s3Endpoint)));
+        Map<String, String> user = Map.of("purpose", "training", "shard", "0007");
+        for (String bucket : List.of("meta-local", "meta-s3")) {
+            admin.putObject(put -> put.bucket(bucket).key("a.json").contentType("application/json")
+                    .cacheControl("max-age=60").contentDisposition("attachment; filename=\"a.json\"")
+                    .contentEncoding("identity").contentLanguage("en").expires(Instant.parse("2030-01-01T00:00:00Z"))
+                    .metadata(user), RequestBody.fromString("{}"));
+            HeadObjectResponse head = admin.headObject(h -> h.bucket(bucket).key("a.json"));
+            assertThat(head.contentType()).as(bucket).isEqualTo("application/json");
+            assertThat(head.cacheControl()).isEqualTo("max-age=60");
+            assertThat(head.contentDisposition()).isEqualTo("attachment; filename=\"a.json\"");
+            assertThat(head.contentEncoding()).isEqualTo("identity");
+            assertThat(head.contentLanguage()).isEqualTo("en");
+            assertThat(head.expires()).isEqualTo(Instant.parse("2030-01-01T00:00:00Z"));
+            assertThat(head.metadata()).as(bucket).isEqualTo(user);
+            GetObjectResponse got = admin.getObject(get -> get.bucket(bucket).key("a.json")
+                    .responseContentType("text/plain")).response();
+            assertThat(got.contentType()).as("what the GET asked for instead").isEqualTo("text/plain");
+            assertThat(got.metadata()).isEqualTo(user);
+
+            admin.copyObject(copy -> copy.sourceBucket(bucket).sourceKey("a.json").destinationBucket(bucket)
+                    .destinationKey("copied.json"));
+            assertThat(admin.headObject(h -> h.bucket(bucket).key("copied.json")).metadata()).as("COPY")
+                    .isEqualTo(user);
+            admin.copyObject(copy -> copy.sourceBucket(bucket).sourceKey("a.json").destinationBucket(bucket)
+                    .destinationKey("a.json").metadataDirective(MetadataDirective.REPLACE)
+                    .contentType("text/x-json").metadata(Map.of("purpose", "eval")));
+            HeadObjectResponse replaced = admin.headObject(h -> h.bucket(bucket).key("a.json"));
+            assertThat(replaced.contentType()).as("REPLACE onto itself").isEqualTo("text/x-json");
+            assertThat(replaced.metadata()).isEqualTo(Map.of("purpose", "eval"));
+            assertThat(replaced.cacheControl()).isNull();
+
+            String uploadId = admin.createMultipartUpload(create -> create.bucket(bucket).key("parts.bin")
+                    .contentType("application/x-tar").metadata(user)).uploadId();
+            String etag = admin.uploadPart(upload -> upload.bucket(bucket).key("parts.bin").uploadId(uploadId)
+                    .partNumber(1), RequestBody.fromString("part")).eTag();
+            admin.completeMultipartUpload(complete -> complete.bucket(bucket).key("parts.bin").uploadId(uploadId)
+                    .multipartUpload(upload -> upload.parts(CompletedPart.builder().partNumber(1).eTag(etag).build())));
+            HeadObjectResponse parts = admin.headObject(h -> h.bucket(bucket).key("parts.bin"));
+            assertThat(parts.contentType()).as(bucket + " multipart").isEqualTo("application/x-tar");
+            assertThat(parts.metadata()).isEqualTo(user);
+
+            String big = "x".repeat(ObjectMetadata.MAX_USER_BYTES);
+            assertError(() -> admin.putObject(put -> put.bucket(bucket).key("too-much").metadata(Map.of("big", big)),
+                    RequestBody.fromString("")), 400, "MetadataTooLarge");
+        }
+        // A sync lists the objects again; a listing carries no metadata, and what was known is kept.
+        given().contentType("application/json").post(gateway.resolve("/api/v1/datasets/meta-s3/sync")).then()
+                .statusCode(202);
+        Datasets.awaitBound(gateway, "meta-s3");
+        assertThat(admin.headObject(h -> h.bucket("meta-s3").key("copied.json")).metadata()).isEqualTo(user);
     }
 
     /**
