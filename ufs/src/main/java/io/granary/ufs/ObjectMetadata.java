@@ -37,7 +37,7 @@ public final class ObjectMetadata {
         Map<String, String> metadata = new TreeMap<>();
         for (Map.Entry<String, String> header : headers) {
             if (isMetadata(header.getKey())) {
-                metadata.merge(header.getKey().toLowerCase(Locale.ROOT), header.getValue(), (a, b) -> a + "," + b);
+                metadata.merge(header.getKey().toLowerCase(Locale.ROOT), header.getValue(), (a, b) -> a + ", " + b);
             }
         }
         String encoding = metadata.get("content-encoding");
@@ -45,7 +45,7 @@ public final class ObjectMetadata {
             // aws-chunked is how the request body was framed, not how the object is encoded: S3 drops it too.
             String kept = Arrays.stream(encoding.split(",")).map(String::strip)
                     .filter(token -> !token.isEmpty() && !token.equalsIgnoreCase("aws-chunked"))
-                    .collect(Collectors.joining(","));
+                    .collect(Collectors.joining(", "));
             if (kept.isEmpty()) {
                 metadata.remove("content-encoding");
             } else {

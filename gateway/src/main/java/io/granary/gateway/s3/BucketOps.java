@@ -116,7 +116,8 @@ public class BucketOps {
         Page page = page(bucket, ask, marker);
         Xml xml = Xml.document("ListBucketResult")
                 .element("Name", bucket)
-                .element("Prefix", ask.encode(ask.prefix == null ? "" : ask.prefix))
+                // V1's Prefix goes back as sent, even with encoding-type=url: S3 and the SDKs decode only the others.
+                .element("Prefix", ask.prefix == null ? "" : ask.prefix)
                 .element("Marker", ask.encode(marker == null ? "" : marker))
                 .element("Delimiter", ask.delimiter == null ? null : ask.encode(ask.delimiter))
                 .element("MaxKeys", ask.maxKeys)

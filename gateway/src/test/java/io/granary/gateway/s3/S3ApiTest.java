@@ -334,8 +334,16 @@ class S3ApiTest {
         assertThat(anonymous.statusCode()).isEqualTo(403);
         assertThat(anonymous.body()).contains("<Code>AccessDenied</Code>");
         HttpResponse<String> acl = Signed.send(gateway, "GET", "/train?acl", null);
-        assertThat(acl.statusCode()).isEqualTo(501);
-        assertThat(acl.body()).contains("<Code>NotImplemented</Code>");
+        assertThat(acl.statusCode()).isEqualTo(200);
+        assertThat(acl.body()).contains("<Permission>FULL_CONTROL</Permission>").contains("<ID>granary</ID>");
+        HttpResponse<String> grant = Signed.send(gateway, "PUT", "/train?acl", "<AccessControlPolicy><Owner><ID>granary"
+                + "</ID></Owner><AccessControlList><Grant><Grantee><URI>http://acs.amazonaws.com/groups/global/AllUsers"
+                + "</URI></Grantee><Permission>READ</Permission></Grant></AccessControlList></AccessControlPolicy>"
+                .getBytes());
+        assertThat(grant.statusCode()).as("a grant that would not be enforced").isEqualTo(501);
+        assertThat(grant.body()).contains("<Code>NotImplemented</Code>");
+        HttpResponse<String> policy = Signed.send(gateway, "GET", "/train?policy", null);
+        assertThat(policy.statusCode()).isEqualTo(501);
         assertThat(metric(gateway, "granary_gateway_requests_total\\{operation=\"[A-Za-z]+\",status=\"500\"}"))
                 .isZero();
     }
