@@ -336,10 +336,10 @@ class S3ApiTest {
         HttpResponse<String> acl = Signed.send(gateway, "GET", "/train?acl", null);
         assertThat(acl.statusCode()).isEqualTo(200);
         assertThat(acl.body()).contains("<Permission>FULL_CONTROL</Permission>").contains("<ID>granary</ID>");
-        HttpResponse<String> grant = Signed.send(gateway, "PUT", "/train?acl", "<AccessControlPolicy><Owner><ID>granary"
-                + "</ID></Owner><AccessControlList><Grant><Grantee><URI>http://acs.amazonaws.com/groups/global/AllUsers"
-                + "</URI></Grantee><Permission>READ</Permission></Grant></AccessControlList></AccessControlPolicy>"
-                .getBytes());
+        String publicRead = "<AccessControlPolicy><Owner><ID>granary</ID></Owner><AccessControlList><Grant><Grantee>"
+                + "<URI>http://acs.amazonaws.com/groups/global/AllUsers</URI></Grantee><Permission>READ</Permission>"
+                + "</Grant></AccessControlList></AccessControlPolicy>";
+        HttpResponse<String> grant = Signed.send(gateway, "PUT", "/train?acl", publicRead.getBytes());
         assertThat(grant.statusCode()).as("a grant that would not be enforced").isEqualTo(501);
         assertThat(grant.body()).contains("<Code>NotImplemented</Code>");
         HttpResponse<String> policy = Signed.send(gateway, "GET", "/train?policy", null);
