@@ -32,6 +32,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -120,7 +122,11 @@ public final class S3UnderStore implements UnderStore {
         String key = Keys.object(path);
         StatObjectResponse response = await(client.statObject(StatObjectArgs.builder()
                 .bucket(location.bucket()).object(location.prefix() + key).build()), key);
-        return new ObjectInfo(key, response.size(), response.lastModified().toInstant(), unquote(response.etag()),
+        // A HEAD's Last-Modified is to the second and the object was written within it: its end is reported, so a
+        // sync tool comparing it with the file it came from (aws s3 sync) never sees the copy as the older of the
+        // two. A listing gives milliseconds; the two agree on the version by the etag.
+        Instant lastModified = response.lastModified().toInstant().truncatedTo(ChronoUnit.SECONDS).plusMillis(999);
+        return new ObjectInfo(key, response.size(), lastModified, unquote(response.etag()),
                 ObjectMetadata.of(() -> response.headers().toMultimap().entrySet().stream()
                         .map(header -> Map.entry(header.getKey(), String.join(",", header.getValue()))).iterator()));
     }
