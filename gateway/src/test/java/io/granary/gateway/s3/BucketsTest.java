@@ -4,7 +4,6 @@ import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
-import io.granary.devstack.testing.Identities.Identity;
 import io.granary.ufs.ObjectMetadata;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
@@ -15,12 +14,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.Bucket;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
@@ -36,7 +31,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -78,7 +72,7 @@ class BucketsTest {
     @BeforeAll
     void setUp() {
         RestAssuredAuth.asCluster();
-        admin = client(Identities.ADMIN);
+        admin = SdkClients.of(gateway, Identities.ADMIN);
     }
 
     @AfterAll
@@ -130,7 +124,8 @@ class BucketsTest {
         }
         assertError(() -> admin.createBucket(create -> create.bucket("far-away")
                 .createBucketConfiguration(c -> c.locationConstraint("eu-west-1"))), 400, "InvalidLocationConstraint");
-        try (S3Client writer = client(Identities.WRITER); S3Client scoped = client(Identities.OTHER_ADMIN)) {
+        try (S3Client writer = SdkClients.of(gateway, Identities.WRITER);
+             S3Client scoped = SdkClients.of(gateway, Identities.OTHER_ADMIN)) {
             assertError(() -> writer.createBucket(create -> create.bucket("writers-bucket")), 403, "AccessDenied");
             assertError(() -> scoped.createBucket(create -> create.bucket("other")), 403, "AccessDenied");
         }
@@ -138,7 +133,7 @@ class BucketsTest {
         assertThat(localRoot.resolve("buckets/writers-bucket")).doesNotExist();
 
         admin.createBucket(create -> create.bucket("taken"));
-        try (S3Client writer = client(Identities.WRITER)) {
+        try (S3Client writer = SdkClients.of(gateway, Identities.WRITER)) {
             admin.putObject(put -> put.bucket("taken").key("k"), RequestBody.fromString("v"));
             assertError(() -> writer.deleteBucket(delete -> delete.bucket("taken")), 403, "AccessDenied");
         }
@@ -208,7 +203,7 @@ class BucketsTest {
                 .destinationBucket("copies").destinationKey("x")), 404, "NoSuchKey");
         assertError(() -> admin.copyObject(copy -> copy.sourceBucket("no-such-bucket").sourceKey("src")
                 .destinationBucket("copies").destinationKey("x")), 404, "NoSuchBucket");
-        try (S3Client teamA = client(Identities.TEAM_A_WRITER)) {
+        try (S3Client teamA = SdkClients.of(gateway, Identities.TEAM_A_WRITER)) {
             assertError(() -> teamA.copyObject(copy -> copy.sourceBucket("copies").sourceKey("src")
                     .destinationBucket("team-a").destinationKey("stolen")), 403, "AccessDenied");
         }
@@ -330,14 +325,6 @@ class BucketsTest {
                 assertThat(e.awsErrorDetails().errorCode()).isEqualTo(code);
             }
         });
-    }
-
-    private S3Client client(Identity identity) {
-        return S3Client.builder().endpointOverride(gateway).region(Region.US_EAST_1).forcePathStyle(true)
-                .credentialsProvider(StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create(identity.accessKey(), identity.secretKey())))
-                .overrideConfiguration(o -> o.apiCallAttemptTimeout(Duration.ofMinutes(5)))
-                .httpClient(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofMinutes(5)).build()).build();
     }
 
     /** 16 bytes that say where they are. */

@@ -20,7 +20,6 @@ import org.junit.jupiter.api.TestInstance;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.Bucket;
@@ -76,7 +75,7 @@ class DatasetAccessTest {
 
     @Test
     void aReaderOfOneDatasetReadsItAndNothingOfAnother() {
-        try (S3Client reader = client(Identities.TEAM_A_READER)) {
+        try (S3Client reader = SdkClients.of(gateway, Identities.TEAM_A_READER)) {
             assertThat(reader.getObjectAsBytes(r -> r.bucket("team-a").key("sample.txt")).asByteArray())
                     .isEqualTo(CONTENT);
             assertThat(reader.listObjectsV2(r -> r.bucket("team-a")).contents()).hasSize(1);
@@ -96,7 +95,7 @@ class DatasetAccessTest {
 
     @Test
     void aWriterOfOneDatasetWritesItAndNothingOfAnother() {
-        try (S3Client writer = client(Identities.TEAM_A_WRITER)) {
+        try (S3Client writer = SdkClients.of(gateway, Identities.TEAM_A_WRITER)) {
             writer.putObject(r -> r.bucket("team-a").key("written.txt"), RequestBody.fromBytes(CONTENT));
             assertThat(writer.getObjectAsBytes(r -> r.bucket("team-a").key("written.txt")).asByteArray())
                     .isEqualTo(CONTENT);
@@ -166,11 +165,6 @@ class DatasetAccessTest {
                 assertThat(e.awsErrorDetails().errorCode()).isEqualTo("AccessDenied");
             }
         });
-    }
-
-    private S3Client client(Identity identity) {
-        return S3Client.builder().endpointOverride(gateway).region(Region.US_EAST_1).forcePathStyle(true)
-                .credentialsProvider(credentials(identity)).httpClient(UrlConnectionHttpClient.create()).build();
     }
 
     private static StaticCredentialsProvider credentials(Identity identity) {

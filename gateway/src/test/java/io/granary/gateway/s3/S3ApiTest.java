@@ -21,12 +21,8 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
@@ -107,7 +103,7 @@ class S3ApiTest {
 
     @BeforeAll
     void setUp() {
-        s3 = client(S3Resource.ACCESS_KEY, S3Resource.SECRET_KEY);
+        s3 = SdkClients.of(gateway, S3Resource.ACCESS_KEY, S3Resource.SECRET_KEY);
         // Objects go in through S3, so they carry the etags blocks are keyed by.
         store = new S3UnderStore(new S3Location(URI.create(s3Endpoint), "us-east-1", "train", "", true),
                 new Credentials(S3Resource.ACCESS_KEY, S3Resource.SECRET_KEY));
@@ -308,8 +304,8 @@ class S3ApiTest {
     @Test
     @Order(5)
     void badRequestsGetS3ErrorsAndNeverA500() throws Exception {
-        try (S3Client wrongSecret = client(S3Resource.ACCESS_KEY, "not-the-secret");
-             S3Client unknownKey = client("nobody", "whatever")) {
+        try (S3Client wrongSecret = SdkClients.of(gateway, S3Resource.ACCESS_KEY, "not-the-secret");
+             S3Client unknownKey = SdkClients.of(gateway, "nobody", "whatever")) {
             assertThatThrownBy(() -> wrongSecret.listBuckets()).isInstanceOfSatisfying(S3Exception.class,
                     e -> assertThat(e.awsErrorDetails().errorCode()).isEqualTo("SignatureDoesNotMatch"));
             assertThatThrownBy(() -> unknownKey.listBuckets()).isInstanceOfSatisfying(S3Exception.class,
@@ -512,12 +508,6 @@ class S3ApiTest {
     /** Through the gateway: the management API is proxied to the metadata-service. */
     private void createDataset(String name, String blockSize, String bucket) {
         Datasets.createBound(gateway, Datasets.spec(name, blockSize, Datasets.s3Mount(bucket, s3Endpoint)));
-    }
-
-    private S3Client client(String accessKey, String secretKey) {
-        return S3Client.builder().endpointOverride(gateway).region(Region.US_EAST_1).forcePathStyle(true)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
-                .httpClient(UrlConnectionHttpClient.create()).build();
     }
 
     private String readStore(String key) throws Exception {

@@ -15,10 +15,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 import java.io.IOException;
@@ -80,10 +76,7 @@ class S3ClientsTest {
             }
             Assumptions.assumeTrue(found, client + " is not installed");
         }
-        try (S3Client admin = S3Client.builder().endpointOverride(gateway).region(Region.US_EAST_1).forcePathStyle(true)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
-                        Identities.ADMIN.accessKey(), Identities.ADMIN.secretKey())))
-                .httpClient(UrlConnectionHttpClient.create()).build()) {
+        try (S3Client admin = SdkClients.of(gateway, Identities.ADMIN)) {
             admin.createBucket(create -> create.bucket("clients-local"));
         }
         Files.createDirectories(s3Buckets.resolve("clients-s3"));
