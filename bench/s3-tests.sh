@@ -156,7 +156,10 @@ user_id = iam-alt-root
 email = iam-alt-root@example.com
 CONF
   echo "running the suite against $name ($endpoint) ..." >&2
-  (cd "$SUITE" && S3TEST_CONF="$conf" PYTHONPATH="$WORK" $PYTHON -m pytest -p no:cacheprovider -p s3t_cleanup -q \
+  # BOTO_DISABLE_CRT: with python3-awscrt installed (Debian's awscli pulls it in), botocore signs some requests
+  # with the CRT, which refuses what the suite sends on purpose (a presigned URL expiring in 0 s) before any server
+  # sees it.
+  (cd "$SUITE" && S3TEST_CONF="$conf" PYTHONPATH="$WORK" BOTO_DISABLE_CRT=true $PYTHON -m pytest -p no:cacheprovider -p s3t_cleanup -q \
     -m "$MARKERS" -k "$KEYWORDS" \
     --junitxml="$OUT/$name.xml" "${PYTEST_ARGS[@]}" s3tests/functional/test_s3.py > "$OUT/$name.log" 2>&1) || true
   tail -n 1 "$OUT/$name.log" >&2
