@@ -8,8 +8,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -27,7 +25,6 @@ final class LocalAttributes {
 
     private static final String ETAG = "granary.etag";
     private static final String METADATA = "granary.metadata";
-    private static final HexFormat HEX = HexFormat.of();
 
     private LocalAttributes() {
     }
@@ -36,7 +33,12 @@ final class LocalAttributes {
     static String etag(Path file, BasicFileAttributes attributes) {
         String stamp = stamp(attributes);
         String recorded = recorded(file, ETAG, stamp);
-        return recorded != null ? recorded : HEX.formatHex(md5().digest(stamp.getBytes(StandardCharsets.UTF_8))) + "-0";
+        if (recorded != null) {
+            return recorded;
+        }
+        MessageDigest md5 = Md5.digest();
+        md5.update(stamp.getBytes(StandardCharsets.UTF_8));
+        return Md5.hex(md5) + "-0";
     }
 
     /** The metadata recorded with the file as it is now; empty if none was, or the file changed since. */
@@ -62,18 +64,6 @@ final class LocalAttributes {
         }
     }
 
-    static MessageDigest md5() {
-        try {
-            return MessageDigest.getInstance("MD5");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has MD5", e);
-        }
-    }
-
-    static String hex(MessageDigest md5) {
-        return HEX.formatHex(md5.digest());
-    }
-
     /** What changes whenever the file does: a rewrite renames a new inode in, an edit in place moves the mtime. */
     private static String stamp(BasicFileAttributes attributes) {
         return attributes.size() + ":" + attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS) + ":"
@@ -84,12 +74,15 @@ final class LocalAttributes {
     private static String recorded(Path file, String name, String stamp) {
         try {
             UserDefinedFileAttributeView view = view(file);
+            if (!view.list().contains(name)) {
+                return null;  // the common case for a file Granary did not write: no exception thrown per file listed
+            }
             ByteBuffer value = ByteBuffer.allocate(view.size(name));
             view.read(name, value);
             String text = new String(value.array(), 0, value.position(), StandardCharsets.UTF_8);
             return text.startsWith(stamp) ? text.substring(stamp.length()) : null;
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
-            return null;  // none recorded (ENODATA), or no user attributes here
+            return null;  // removed meanwhile, or no user attributes here
         }
     }
 

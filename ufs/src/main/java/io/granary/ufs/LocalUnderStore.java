@@ -140,7 +140,7 @@ public final class LocalUnderStore implements UnderStore {
         Path temp = null;
         try {
             temp = newTempFile(target);
-            MessageDigest md5 = LocalAttributes.md5();
+            MessageDigest md5 = Md5.digest();
             try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE);
                  OutputStream out = new DigestOutputStream(Channels.newOutputStream(channel), md5)) {
                 long written = data.transferTo(out);
@@ -151,7 +151,7 @@ public final class LocalUnderStore implements UnderStore {
                 channel.force(true);
             }
             // The rename keeps the inode and mtime the record is stamped with.
-            LocalAttributes.record(temp, LocalAttributes.hex(md5), metadata);
+            LocalAttributes.record(temp, Md5.hex(md5), metadata);
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             temp = null;
             return stat(key);

@@ -14,10 +14,8 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -74,7 +72,7 @@ final class LocalUploads {
         try {
             // Written aside and renamed over the part: a re-sent part replaces the old one whole, last one wins.
             temp = Files.createFile(dir.resolve(LocalUnderStore.TEMP_PREFIX + UUID.randomUUID()));
-            MessageDigest md5 = md5();
+            MessageDigest md5 = Md5.digest();
             try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE);
                  OutputStream out = new DigestOutputStream(Channels.newOutputStream(channel), md5)) {
                 long written = new LimitedInputStream(data, size + 1).transferTo(out);
@@ -88,7 +86,7 @@ final class LocalUploads {
             Files.move(temp, dir.resolve(Integer.toString(partNumber)), StandardCopyOption.ATOMIC_MOVE,
                     StandardCopyOption.REPLACE_EXISTING);
             temp = null;
-            return HexFormat.of().formatHex(md5.digest());
+            return Md5.hex(md5);
         } catch (NoSuchFileException e) {
             throw uploadNotFound(key, uploadId, e);  // aborted or completed meanwhile
         } catch (IOException e) {
@@ -124,14 +122,14 @@ final class LocalUploads {
                 byte[] buffer = new byte[COPY_BUFFER];
                 for (int i = 0; i < parts.size(); i++) {
                     // The etag is checked on the bytes as they are joined: one read of each part, not two.
-                    MessageDigest md5 = md5();
+                    MessageDigest md5 = Md5.digest();
                     try (InputStream in = Files.newInputStream(files.get(i))) {
                         for (int n; (n = in.read(buffer)) > 0; ) {
                             md5.update(buffer, 0, n);
                             out.write(buffer, 0, n);
                         }
                     }
-                    if (!HexFormat.of().formatHex(md5.digest()).equals(parts.get(i).etag())) {
+                    if (!Md5.hex(md5).equals(parts.get(i).etag())) {
                         throw Uploads.etagMismatch(parts.get(i), key);
                     }
                 }
@@ -209,14 +207,6 @@ final class LocalUploads {
             paths.sorted(Comparator.reverseOrder()).forEach(LocalUnderStore::deleteQuietly);
         } catch (IOException | UncheckedIOException e) {
             // see above
-        }
-    }
-
-    private static MessageDigest md5() {
-        try {
-            return MessageDigest.getInstance("MD5");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has MD5", e);
         }
     }
 }

@@ -1,7 +1,6 @@
 package io.granary.ufs;
 
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
@@ -30,18 +29,13 @@ public record UploadedPart(int partNumber, String etag) {
      * parts. Null when a part's etag is not an MD5 (a store encrypting with KMS), as then neither is S3's.
      */
     public static String objectEtag(List<UploadedPart> parts) {
-        MessageDigest md5;
-        try {
-            md5 = MessageDigest.getInstance("MD5");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has MD5", e);
-        }
+        MessageDigest md5 = Md5.digest();
         for (UploadedPart part : parts) {
             if (!MD5.matcher(part.etag()).matches()) {
                 return null;
             }
             md5.update(HexFormat.of().parseHex(part.etag()));
         }
-        return HexFormat.of().formatHex(md5.digest()) + "-" + parts.size();
+        return Md5.hex(md5) + "-" + parts.size();
     }
 }
