@@ -94,10 +94,10 @@ public class ObjectOps {
         if (precondition == 304) {
             return response.setStatusCode(304).end();
         }
-        headers(request, response, file);
         if (request.http().query() != null && request.param("partNumber") != null) {
             checkWholeObjectPart(request.param("partNumber"), file);
         }
+        headers(request, response, file);
         ByteRange range = ByteRange.parse(request.header("Range"));
         ByteRange.Slice slice = new ByteRange.Slice(0, file.size());
         if (range != null) {

@@ -34,6 +34,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 /**
@@ -67,15 +68,26 @@ public class ObjectWrites {
     /** PutObject; {@code metadata} are the object's standard headers and user metadata, kept with it. */
     public Future<UploadedObject> put(HttpServerRequest http, Principal principal, Dataset dataset, String key,
                                       Map<String, String> metadata) {
-        return BodySpool.spool(vertx, http, principal, spool).compose(body -> vertx.<FileInfo>executeBlocking(() -> {
+        return BodySpool.spool(vertx, http, principal, spool)
+                .compose(body -> writeSpooled(body, dataset, key, () -> metadata))
+                .map(file -> new UploadedObject(file.etag()));
+    }
+
+    /**
+     * A staged body to the under-store (with the metadata {@code metadata} gives, asked for off the event loop),
+     * then known to the metadata, then into the cache; the staged file goes either way.
+     */
+    private Future<FileInfo> writeSpooled(Spooled body, Dataset dataset, String key,
+                                          Callable<Map<String, String>> metadata) {
+        return vertx.<FileInfo>executeBlocking(() -> {
             MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
             ObjectInfo written;
             try (InputStream in = Files.newInputStream(body.file())) {
-                written = located.store().write(located.key(), in, body.size(), metadata);
+                written = located.store().write(located.key(), in, body.size(), metadata.call());
             }
             return known(dataset, key, written);
-        }, false).compose(file -> cache.push(dataset, file, body.file()).map(new UploadedObject(file.etag())))
-                .andThen(done -> BodySpool.deleteQuietly(body.file())));
+        }, false).compose(file -> cache.push(dataset, file, body.file()).map(file))
+                .andThen(done -> BodySpool.deleteQuietly(body.file()));
     }
 
     /**
@@ -88,16 +100,8 @@ public class ObjectWrites {
     public Future<FileInfo> copy(Dataset source, FileInfo from, Dataset target, String key,
                                  Map<String, String> metadata) {
         return vertx.<Spooled>executeBlocking(() -> spoolRange(source, from, 0, from.size()), false)
-                .compose(body -> vertx.<FileInfo>executeBlocking(() -> {
-                    Map<String, String> kept = metadata != null ? metadata : metadataNow(source, from.path());
-                    MountedStores.Located located = stores.locate(target.spec().mounts(), key);
-                    ObjectInfo written;
-                    try (InputStream in = Files.newInputStream(body.file())) {
-                        written = located.store().write(located.key(), in, body.size(), kept);
-                    }
-                    return known(target, key, written);
-                }, false).compose(file -> cache.push(target, file, body.file()).map(file))
-                        .andThen(done -> BodySpool.deleteQuietly(body.file())));
+                .compose(body -> writeSpooled(body, target, key,
+                        () -> metadata != null ? metadata : metadataNow(source, from.path())));
     }
 
     /**
@@ -107,7 +111,7 @@ public class ObjectWrites {
     public Future<String> copyPart(Dataset source, FileInfo from, long offset, long length, Dataset target,
                                    String key, String uploadId, int partNumber) {
         if (uploadId == null || uploadId.isBlank()) {
-            return Future.failedFuture(io.granary.gateway.s3.S3Exception.invalidArgument("uploadId is required"));
+            return noUploadId();
         }
         return vertx.<Spooled>executeBlocking(() -> spoolRange(source, from, offset, length), false)
                 .compose(body -> vertx.<String>executeBlocking(() -> storePart(body, target, key, uploadId, partNumber),
@@ -154,11 +158,15 @@ public class ObjectWrites {
     public Future<String> uploadPart(HttpServerRequest http, Principal principal, Dataset dataset, String key,
                                      String uploadId, int partNumber) {
         if (uploadId == null || uploadId.isBlank()) {
-            return Future.failedFuture(io.granary.gateway.s3.S3Exception.invalidArgument("uploadId is required"));
+            return noUploadId();
         }
         return BodySpool.spool(vertx, http, principal, spool).compose(body -> vertx.<String>executeBlocking(
                 () -> storePart(body, dataset, key, uploadId, partNumber), false)
                 .andThen(done -> BodySpool.deleteQuietly(body.file())));
+    }
+
+    private static <T> Future<T> noUploadId() {
+        return Future.failedFuture(io.granary.gateway.s3.S3Exception.invalidArgument("uploadId is required"));
     }
 
     /** Blocking: the spooled part into the under-store's upload, then kept here (moved, not copied). */
