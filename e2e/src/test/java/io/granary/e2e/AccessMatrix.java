@@ -55,6 +55,7 @@ final class AccessMatrix {
         expect("DELETE /api/v1/datasets/{name}", Role.ADMIN, Scope.DATASET);
         expect("DELETE /api/v1/datasets/{name}/cache", Role.ADMIN, Scope.DATASET);
         expect("POST /api/v1/datasets/{name}/sync", Role.ADMIN, Scope.DATASET);
+        expect("PUT /api/v1/datasets/{name}/bucket", Role.ADMIN, Scope.DATASET);
         expect("GET /api/v1/datasets/{name}/files", Role.READER, Scope.DATASET);
         expect("GET /api/v1/datasets/{name}/files/{path}", Role.READER, Scope.DATASET);
         expect("POST /api/v1/datasets/{name}/files/{path}/refresh", Role.WRITER, Scope.DATASET);
@@ -160,7 +161,7 @@ final class AccessMatrix {
                 .replace("{dataset}", DATASET).replace("{path}", "x").replace("{id}", "absent-load")
                 .replace("{index}", "0");
         String body = switch (operation) {
-            case "POST /api/v1/datasets" -> "{}";
+            case "POST /api/v1/datasets", "PUT /api/v1/datasets/{name}/bucket" -> "{}";
             case "POST /api/v1/dataloads" -> "{\"dataset\":\"" + DATASET + "\",\"targets\":[{\"path\":\"/\"}]}";
             case "POST /blocks/load" -> "{}";
             default -> method.equals("PUT") || method.equals("POST") ? "" : null;

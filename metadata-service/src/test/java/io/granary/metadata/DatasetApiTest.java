@@ -1,6 +1,7 @@
 package io.granary.metadata;
 
 import io.granary.devstack.testing.Datasets;
+import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.KafkaResource;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.S3Resource;
@@ -119,6 +120,44 @@ class DatasetApiTest {
         create("missing-bucket", "s3://no-bucket-here/", "devstack-s3").statusCode(201)
                 .body("status.phase", equalTo("Failed"))
                 .body("status.reason", containsString("no-bucket-here"));
+    }
+
+    @Test
+    void aDatasetIsOwnedByItsCreatorAndItsBucketSettingsAreReplacedWhole() throws IOException {
+        seed("owned", 1, 1, 2);
+        given().header("Authorization", Identities.ADMIN.authorization()).contentType(ContentType.JSON)
+                .body(Map.of("name", "owned", "mounts", List.of(Map.of("uri", "s3://owned/",
+                        "options", Map.of("endpoint", endpoint, "pathStyle", "true"), "credentialsRef", "devstack-s3"))))
+                .post("/api/v1/datasets").then().statusCode(201)
+                .body("spec.bucket.acl.owner", equalTo("admin"))
+                .body("spec.bucket.acl.grants[0].user", equalTo("admin"))
+                .body("spec.bucket.acl.grants[0].permission", equalTo("FULL_CONTROL"));
+        create("unowned", "s3://owned/", "devstack-s3").statusCode(201)
+                .body("spec.bucket", org.hamcrest.Matchers.nullValue());  // made by the cluster itself
+
+        Map<String, Object> settings = Map.of(
+                "acl", Map.of("owner", "admin", "grants", List.of(Map.of("group", "AllUsers", "permission", "READ"))),
+                "cors", List.of(Map.of("allowedMethods", List.of("GET"), "allowedOrigins", List.of("*"))),
+                "publicAccessBlock", Map.of("blockPublicAcls", true, "ignorePublicAcls", false,
+                        "blockPublicPolicy", false, "restrictPublicBuckets", false));
+        given().contentType(ContentType.JSON).body(settings).put("/api/v1/datasets/owned/bucket").then()
+                .statusCode(200).body("spec.bucket.acl.grants[0].group", equalTo("AllUsers"))
+                .body("spec.bucket.cors[0].allowedOrigins[0]", equalTo("*"))
+                .body("spec.bucket.publicAccessBlock.blockPublicAcls", equalTo(true));
+        given().get("/api/v1/datasets/owned").then().body("spec.bucket.cors[0].allowedMethods[0]", equalTo("GET"));
+
+        given().contentType(ContentType.JSON).body(Map.of("acl", Map.of("owner", "admin", "grants",
+                        List.of(Map.of("group", "Everyone", "permission", "READ")))))
+                .put("/api/v1/datasets/owned/bucket").then().statusCode(400)
+                .body("field", equalTo("bucket.acl.grants[0].group"));
+        given().contentType(ContentType.JSON).body(Map.of("cors", List.of(Map.of("allowedMethods", List.of("PATCH"),
+                        "allowedOrigins", List.of("*")))))
+                .put("/api/v1/datasets/owned/bucket").then().statusCode(400)
+                .body("field", equalTo("bucket.cors[0].allowedMethods"));
+        given().contentType(ContentType.JSON).body(Map.of()).put("/api/v1/datasets/nothing-here/bucket").then()
+                .statusCode(404);
+        given().header("Authorization", Identities.OTHER_ADMIN.authorization()).contentType(ContentType.JSON)
+                .body(Map.of()).put("/api/v1/datasets/owned/bucket").then().statusCode(403);
     }
 
     @Test

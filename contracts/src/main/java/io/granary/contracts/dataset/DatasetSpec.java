@@ -1,6 +1,7 @@
 package io.granary.contracts.dataset;
 
 import io.granary.contracts.block.ByteSize;
+import io.granary.contracts.bucket.BucketSettings;
 import io.granary.contracts.validation.Check;
 import io.granary.contracts.validation.Validated;
 import io.granary.contracts.validation.ValidationException;
@@ -26,9 +27,12 @@ import java.util.Set;
  * @param metadataTtl  how long listed metadata is trusted before a resync ({@code 10m}, {@code 1h}, ISO-8601);
  *                     null: until an explicit sync
  * @param readOnly     refuse writes through the gateway
+ * @param bucket       what S3 keeps about the dataset as a bucket: owner and ACL, CORS, public access block; the
+ *                     identity that creates the dataset owns it unless this names another owner
  */
 public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Integer replicas,
-                          Map<String, String> nodeSelector, String metadataTtl, Boolean readOnly)
+                          Map<String, String> nodeSelector, String metadataTtl, Boolean readOnly,
+                          BucketSettings bucket)
         implements Validated<DatasetSpec> {
 
     public static final String DEFAULT_BLOCK_SIZE = "16MiB";
@@ -43,6 +47,11 @@ public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Int
     public DatasetSpec {
         mounts = mounts == null ? List.of() : List.copyOf(mounts);
         nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
+    }
+
+    public DatasetSpec(String name, List<Mount> mounts, String blockSize, Integer replicas,
+                       Map<String, String> nodeSelector, String metadataTtl, Boolean readOnly) {
+        this(name, mounts, blockSize, replicas, nodeSelector, metadataTtl, readOnly, null);
     }
 
     /** @throws ValidationException naming the first bad field */
@@ -79,13 +88,25 @@ public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Int
         if (metadataTtl != null) {
             metadataTtlDuration();
         }
+        if (bucket != null) {
+            try {
+                bucket.validate();
+            } catch (ValidationException e) {
+                throw new ValidationException("bucket." + e.field(), e.detail());
+            }
+        }
         return this;
     }
 
     /** This spec with every optional field set to its default. */
     public DatasetSpec withDefaults() {
         return new DatasetSpec(name, mounts, blockSize == null ? DEFAULT_BLOCK_SIZE : blockSize,
-                replicas == null ? 1 : replicas, nodeSelector, metadataTtl, readOnly != null && readOnly);
+                replicas == null ? 1 : replicas, nodeSelector, metadataTtl, readOnly != null && readOnly, bucket);
+    }
+
+    /** This spec with other bucket settings. */
+    public DatasetSpec withBucket(BucketSettings settings) {
+        return new DatasetSpec(name, mounts, blockSize, replicas, nodeSelector, metadataTtl, readOnly, settings);
     }
 
     public long blockSizeBytes() {

@@ -7,6 +7,7 @@ package io.granary.contracts.dataset;
  * <pre>
  * POST   /api/v1/datasets                           create (201), 409 if it exists
  * GET    /api/v1/datasets[/{name}]                  spec and status
+ * PUT    /api/v1/datasets/{name}/bucket             replace its S3 bucket settings (ACL, CORS, public access block)
  * DELETE /api/v1/datasets/{name}                    forget it, drop its cache
  * POST   /api/v1/datasets/{name}/sync               re-read its metadata from the under-store (202)
  * GET    /api/v1/datasets/{name}/files?prefix=&amp;delimiter=&amp;cursor=&amp;limit=   a page of the listing
@@ -25,6 +26,7 @@ public final class MetadataApi {
     /** Below {@link #DATASETS}. */
     public static final String DATASET = "{name}";
     public static final String SYNC = "{name}/sync";
+    public static final String BUCKET = "{name}/bucket";
     public static final String FILES = "{name}/files";
     public static final String FILE = "{name}/files/{path: .+}";
     public static final String REFRESH = "{name}/files/{path: .+}/refresh";

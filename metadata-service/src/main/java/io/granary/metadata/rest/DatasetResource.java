@@ -2,6 +2,7 @@ package io.granary.metadata.rest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.contracts.bucket.BucketSettings;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.DatasetPaths;
 import io.granary.contracts.dataset.DatasetSpec;
@@ -23,6 +24,7 @@ import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -59,12 +61,12 @@ public class DatasetResource {
     /** Reads the body itself so that a wrongly typed field comes back named (Quarkus's reader loses the path). */
     @POST
     public Response create(@RequestBody(content = @Content(schema = @Schema(implementation = DatasetSpec.class)))
-                           String body, @Context UriInfo uri) throws JsonProcessingException {
+                           String body, @Context UriInfo uri, RoutingContext ctx) throws JsonProcessingException {
         DatasetSpec spec = body == null || body.isBlank() ? null : json.readValue(body, DatasetSpec.class);
         if (spec == null) {
             throw new ValidationException("body", "a dataset spec is required");
         }
-        Dataset dataset = datasets.create(spec);
+        Dataset dataset = datasets.create(spec, AccessFilter.caller(ctx));
         return Response.created(uri.getAbsolutePathBuilder().path(dataset.name()).build()).entity(dataset).build();
     }
 
@@ -78,6 +80,19 @@ public class DatasetResource {
     @Path(MetadataApi.DATASET)
     public Dataset get(@PathParam("name") String name) {
         return datasets.get(name);
+    }
+
+    /** Replaces what S3 keeps about the dataset as a bucket (its ACL, CORS rules, public access block). */
+    @PUT
+    @Path(MetadataApi.BUCKET)
+    public Dataset updateBucket(@PathParam("name") String name,
+                                @RequestBody(content = @Content(schema = @Schema(implementation = BucketSettings.class)))
+                                String body) throws JsonProcessingException {
+        BucketSettings settings = body == null || body.isBlank() ? null : json.readValue(body, BucketSettings.class);
+        if (settings == null) {
+            throw new ValidationException("body", "bucket settings are required");
+        }
+        return datasets.updateBucket(name, settings);
     }
 
     @DELETE

@@ -1,11 +1,16 @@
 package io.granary.metadata.service;
 
+import io.granary.contracts.bucket.Acl;
+import io.granary.contracts.bucket.BucketSettings;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.contracts.dataset.DatasetStatus;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.dataset.Mount;
 import io.granary.contracts.events.DatasetEvent;
+import io.granary.contracts.validation.ValidationException;
+import io.granary.kit.security.Caller;
+import io.granary.kit.security.Role;
 import io.granary.metadata.events.DatasetEventPublisher;
 import io.granary.metadata.store.CachedBytes;
 import io.granary.metadata.store.DatasetRegistry;
@@ -71,8 +76,9 @@ public class DatasetService {
      * An unreachable or refused under-store still creates the dataset, in phase Failed with the reason, as Fluid
      * does, so the operator sees why; {@code sync} retries it.
      */
-    public Dataset create(DatasetSpec request) {
-        DatasetSpec spec = request.validate().withDefaults();
+    /** Creates a dataset; the caller owns it as a bucket unless the spec names an owner (the cluster owns none). */
+    public Dataset create(DatasetSpec request, Caller caller) {
+        DatasetSpec spec = owned(request.validate().withDefaults(), caller);
         String failure = checkMounts(spec.mounts());
         DatasetStatus pending = DatasetStatus.pending(clock.instant());
         DatasetStatus status = failure == null ? pending : pending.failed(failure);
@@ -85,6 +91,28 @@ public class DatasetService {
             startLoad(spec.name(), false);
         }
         return withStatistics(dataset);
+    }
+
+    private static DatasetSpec owned(DatasetSpec spec, Caller caller) {
+        if (caller.role() == Role.CLUSTER || spec.bucket() != null && spec.bucket().acl() != null) {
+            return spec;
+        }
+        BucketSettings bucket = spec.bucket() == null ? BucketSettings.ownedBy(caller.name())
+                : spec.bucket().withAcl(Acl.privateTo(caller.name()));
+        return spec.withBucket(bucket);
+    }
+
+    /** Replaces the dataset's bucket settings; gateways drop the dataset they remember on the UPDATED event. */
+    public Dataset updateBucket(String name, BucketSettings settings) {
+        try {
+            settings.validate();
+        } catch (ValidationException e) {
+            throw new ValidationException("bucket." + e.field(), e.detail());
+        }
+        Dataset updated = registry.update(name, d -> new Dataset(d.spec().withBucket(settings), d.status()))
+                .orElseThrow(() -> new DatasetNotFoundException(name));
+        events.publish(DatasetEvent.of(DatasetEvent.Type.UPDATED, name, clock.instant()));
+        return withStatistics(updated);
     }
 
     public Dataset get(String name) {

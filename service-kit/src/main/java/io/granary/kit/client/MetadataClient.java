@@ -1,5 +1,6 @@
 package io.granary.kit.client;
 
+import io.granary.contracts.bucket.BucketSettings;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.contracts.dataset.FileInfo;
@@ -14,6 +15,7 @@ import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.QueryParam;
@@ -45,17 +47,24 @@ public interface MetadataClient {
 
     /**
      * Creates a dataset for a caller (an S3 client's CreateBucket): the metadata-service checks and audits the call
-     * as that caller's.
+     * as that caller's; with no caller, as the gateway's own (a bucket its creator may make by S3's rules, not by
+     * its role).
      */
     @POST
     @Path(MetadataApi.DATASETS)
     @Consumes(MediaType.APPLICATION_JSON)
     Dataset create(@HeaderParam(ClusterCredential.ON_BEHALF_OF) String caller, DatasetSpec spec);
 
-    /** Deletes a dataset for a caller (an S3 client's DeleteBucket), checked and audited as that caller's. */
+    /** Deletes a dataset for a caller (an S3 client's DeleteBucket), checked and audited as that caller's (or none's). */
     @DELETE
     @Path(MetadataApi.DATASETS + "/" + MetadataApi.DATASET)
     void delete(@HeaderParam(ClusterCredential.ON_BEHALF_OF) String caller, @PathParam("name") String name);
+
+    /** Replaces the dataset's S3 bucket settings (the gateway has decided the caller may). */
+    @PUT
+    @Path(MetadataApi.DATASETS + "/" + MetadataApi.BUCKET)
+    @Consumes(MediaType.APPLICATION_JSON)
+    Dataset updateBucket(@PathParam("name") String name, BucketSettings settings);
 
     @GET
     @Path(MetadataApi.DATASETS + "/" + MetadataApi.DATASET)

@@ -48,6 +48,7 @@ public final class AccessRules {
             Rule.of("POST", DATASETS, Role.ADMIN, Scope.GLOBAL, "dataset.create"),
             Rule.of("GET", DATASETS + "/{name}", Role.READER, Scope.DATASET, null),
             Rule.of("DELETE", DATASETS + "/{name}", Role.ADMIN, Scope.DATASET, "dataset.delete"),
+            Rule.of("PUT", DATASETS + "/{name}/bucket", Role.ADMIN, Scope.DATASET, "dataset.bucket"),
             Rule.of("POST", DATASETS + "/{name}/sync", Role.ADMIN, Scope.DATASET, "dataset.sync"),
             Rule.of("DELETE", DATASETS + "/{name}/cache", Role.ADMIN, Scope.DATASET, "cache.free"),
             Rule.of("GET", DATASETS + "/{name}/nodes", Role.READER, Scope.DATASET, null),
