@@ -71,6 +71,12 @@ final class CountedUnderStore implements UnderStore {
     }
 
     @Override
+    public ObjectInfo replaceMetadata(String path, String etag, Map<String, String> metadata) {
+        requests.accept("write");
+        return store.replaceMetadata(path, etag, metadata);
+    }
+
+    @Override
     public void abortUpload(String path, String uploadId) {
         requests.accept("upload");
         store.abortUpload(path, uploadId);

@@ -64,6 +64,29 @@ final class LocalAttributes {
         }
     }
 
+    /**
+     * Records {@code metadata} for the file as it is now (setting an attribute moves its ctime, not its mtime, so
+     * the etag recorded stays valid).
+     *
+     * @throws IOException if the filesystem keeps no user extended attributes
+     */
+    static void replaceMetadata(Path file, BasicFileAttributes attributes, Map<String, String> metadata)
+            throws IOException {
+        String stamp = stamp(attributes);
+        try {
+            UserDefinedFileAttributeView view = view(file);
+            if (metadata.isEmpty()) {
+                if (view.list().contains(METADATA)) {
+                    view.delete(METADATA);
+                }
+            } else {
+                view.write(METADATA, StandardCharsets.UTF_8.encode(stamp + ObjectMetadata.encode(metadata)));
+            }
+        } catch (UnsupportedOperationException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
     /** What changes whenever the file does: a rewrite renames a new inode in, an edit in place moves the mtime. */
     private static String stamp(BasicFileAttributes attributes) {
         return attributes.size() + ":" + attributes.lastModifiedTime().to(TimeUnit.NANOSECONDS) + ":"

@@ -163,6 +163,24 @@ public final class LocalUnderStore implements UnderStore {
     }
 
     @Override
+    public ObjectInfo replaceMetadata(String path, String etag, Map<String, String> metadata) {
+        String key = writableKey(path);
+        Path file = existingFile(key);
+        try {
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+            if (!LocalAttributes.etag(file, attributes).equals(etag)) {
+                throw new ObjectChangedException("'" + key + "' in " + uri + " is no longer version " + etag);
+            }
+            LocalAttributes.replaceMetadata(file, attributes, metadata);
+            return stat(key);
+        } catch (NoSuchFileException e) {
+            throw notFound(key);
+        } catch (IOException e) {
+            throw failure("replace the metadata of", key, e);
+        }
+    }
+
+    @Override
     public void delete(String path) {
         String key = Keys.object(path);
         if (reserved(key)) {

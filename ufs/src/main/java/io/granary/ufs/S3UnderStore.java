@@ -3,6 +3,8 @@ package io.granary.ufs;
 import io.minio.AbortMultipartUploadArgs;
 import io.minio.BucketExistsArgs;
 import io.minio.CompleteMultipartUploadArgs;
+import io.minio.CopyObjectArgs;
+import io.minio.SourceObject;
 import io.minio.CreateMultipartUploadArgs;
 import io.minio.GetObjectArgs;
 import io.minio.Http;
@@ -13,6 +15,7 @@ import io.minio.RemoveObjectArgs;
 import io.minio.StatObjectArgs;
 import io.minio.StatObjectResponse;
 import io.minio.UploadPartArgs;
+import io.minio.Directive;
 import io.minio.errors.ErrorResponseException;
 import io.minio.messages.Item;
 import io.minio.messages.ListBucketResultV2;
@@ -235,6 +238,33 @@ public final class S3UnderStore implements UnderStore {
             throw translate(e, key);
         }
         // PUT answers with the etag only; a HEAD gives exactly what later stats will see, mtime included.
+        return stat(key);
+    }
+
+    /**
+     * A copy of the object onto itself with the new metadata, on the condition that it is still that version: a
+     * stat first (not every store honours the copy's condition; S3 does, and closes the race).
+     */
+    @Override
+    public ObjectInfo replaceMetadata(String path, String etag, Map<String, String> metadata) {
+        String key = Keys.object(path);
+        requireVersion(stat(key), etag);
+        try {
+            CopyObjectArgs.Builder copy = CopyObjectArgs.builder()
+                    .bucket(location.bucket())
+                    .object(location.prefix() + key)
+                    .source(SourceObject.builder().bucket(location.bucket()).object(location.prefix() + key).build())
+                    // Quoted, as some stores compare it (the SDK's matchETag sends it bare)
+                    .extraHeaders(Map.of("x-amz-copy-source-if-match", '"' + etag + '"'))
+                    .metadataDirective(Directive.REPLACE)
+                    .headers(metadata);
+            client.copyObject(copy.build()).join();
+        } catch (CompletionException e) {
+            if ("PreconditionFailed".equals(errorCode(e))) {
+                throw changed(key, etag);
+            }
+            throw translate(e, key);
+        }
         return stat(key);
     }
 

@@ -69,6 +69,16 @@ public interface UnderStore extends AutoCloseable {
     /** Deletes the object; deleting a missing object is not an error (as in S3). */
     void delete(String path);
 
+    /**
+     * Replaces the metadata kept with the object, its bytes untouched, if it is still version {@code etag}.
+     *
+     * @return the object as it is now: an S3 store copies the object onto itself, which gives an object uploaded
+     *         in parts a new ETag
+     * @throws ObjectNotFoundException if it is gone
+     * @throws ObjectChangedException  if it is no longer that version
+     */
+    ObjectInfo replaceMetadata(String path, String etag, Map<String, String> metadata);
+
     /*
      * Multipart uploads, as S3 has them. All their state lives in the store itself (S3's own uploads, or a
      * hidden staging directory locally), so each call may come from another process than the last. Parts are

@@ -82,6 +82,24 @@ abstract class UnderStoreContractTest {
     }
 
     @Test
+    void metadataIsReplacedWithoutTouchingTheBytesIfTheVersionIsStillTheOneAskedFor() {
+        byte[] content = "kept bytes".getBytes(StandardCharsets.UTF_8);
+        ObjectInfo written = store().write("replace/obj", new ByteArrayInputStream(content), content.length,
+                Map.of("content-type", "text/plain", "x-amz-meta-a", "1"));
+        ObjectInfo replaced = store().replaceMetadata("replace/obj", written.etag(),
+                Map.of("content-type", "text/csv", "x-amz-meta-b", "2"));
+        assertThat(replaced.etag()).as("a single-part object keeps its MD5").isEqualTo(written.etag());
+        assertThat(store().stat("replace/obj").metadata()).containsEntry("content-type", "text/csv")
+                .containsEntry("x-amz-meta-b", "2").doesNotContainKey("x-amz-meta-a");
+        assertThat(readAll("replace/obj", 0, -1)).isEqualTo(content);
+
+        assertThatThrownBy(() -> store().replaceMetadata("replace/obj", "0123456789abcdef0123456789abcdef", Map.of()))
+                .isInstanceOf(ObjectChangedException.class);
+        assertThatThrownBy(() -> store().replaceMetadata("replace/missing", written.etag(), Map.of()))
+                .isInstanceOf(ObjectNotFoundException.class);
+    }
+
+    @Test
     void writeThenStat() {
         Instant before = Instant.now().minusSeconds(2);
         byte[] content = "hello, granary".getBytes(StandardCharsets.UTF_8);
