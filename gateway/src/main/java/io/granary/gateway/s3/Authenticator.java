@@ -24,7 +24,8 @@ import java.util.Set;
 @ApplicationScoped
 public class Authenticator {
 
-    private static final Caller ANONYMOUS = new Caller("anonymous", Role.READER, Set.of());
+    /** The caller of an unsigned request: it has no role, and reaches only what an ACL grants everyone. */
+    static final Caller ANONYMOUS = new Caller("anonymous", Role.READER, Set.of());
 
     private final AccessList access;
     private final SigV4Verifier verifier;
@@ -42,6 +43,11 @@ public class Authenticator {
         } catch (AuthFailure failure) {
             throw new S3Exception(failure.status(), failure.code(), failure.getMessage());
         }
+    }
+
+    /** Whether an identity of that name exists (an ACL grants only to those). */
+    boolean known(String name) {
+        return access.byName(name).isPresent();
     }
 
     /** The identity behind a verified request (its key may have gone since: then no one). */

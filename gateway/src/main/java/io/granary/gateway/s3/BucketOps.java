@@ -27,8 +27,6 @@ import java.util.List;
 public class BucketOps {
 
     private static final int MAX_KEYS = 1000;
-    /** The one owner of every bucket and object: the under-store's, not a caller's. */
-    static final String OWNER = "granary";
 
     private final MetadataClient metadata;
     private final NearCache near;
@@ -39,7 +37,7 @@ public class BucketOps {
     }
 
     /**
-     * The datasets the caller may touch, as buckets, in name order: all of them, or pages of {@code max-buckets}
+     * The datasets the caller may touch or owns, as buckets, in name order: all of them, or pages of {@code max-buckets}
      * (1 to 10000) after the {@code continuation-token} (the last name sent, base64'd), of those starting with
      * {@code prefix}.
      */
@@ -49,12 +47,13 @@ public class BucketOps {
         String token = request.param("continuation-token");
         String after = token == null ? null : decodeToken(token);
         List<Dataset> buckets = metadata.datasets().stream()
-                .filter(dataset -> caller.mayTouch(dataset.name()))
+                .filter(dataset -> Permissions.byRole(caller, dataset.name(), S3Operation.LIST_OBJECTS)
+                        || Permissions.ownsBucket(caller, dataset))
                 .filter(dataset -> prefix == null || dataset.name().startsWith(prefix))
                 .filter(dataset -> after == null || dataset.name().compareTo(after) > 0)
                 .sorted(Comparator.comparing(Dataset::name))
                 .toList();
-        Xml xml = owner(Xml.document("ListAllMyBucketsResult")).open("Buckets");
+        Xml xml = owner(Xml.document("ListAllMyBucketsResult"), caller.name()).open("Buckets");
         for (Dataset dataset : buckets.subList(0, Math.min(max, buckets.size()))) {
             Instant created = dataset.status() == null || dataset.status().createdAt() == null ? Instant.EPOCH
                     : dataset.status().createdAt();
@@ -88,7 +87,8 @@ public class BucketOps {
     }
 
     /** ListObjectsV2: continuation tokens are the metadata cursor (the last key or prefix sent), base64'd. */
-    String listV2(S3Request request, String bucket) {
+    String listV2(S3Request request, Dataset dataset) {
+        String bucket = dataset.name();
         Listing ask = Listing.of(request);
         String token = request.param("continuation-token");
         String startAfter = request.param("start-after");
@@ -105,12 +105,13 @@ public class BucketOps {
                 .element("ContinuationToken", token)
                 .element("NextContinuationToken", page.truncated() ? encodeToken(page.listing.nextCursor()) : null)
                 .element("StartAfter", startAfter == null ? null : ask.encode(startAfter));
-        contents(xml, ask, page.listing, "true".equals(request.param("fetch-owner")));
+        entries(xml, "Contents", ask, page.listing, "true".equals(request.param("fetch-owner")) ? dataset : null);
         return xml.end("ListBucketResult");
     }
 
     /** ListObjects (V1), which s3fs and older tools use: the marker is the same cursor, in the clear. */
-    String listV1(S3Request request, String bucket) {
+    String listV1(S3Request request, Dataset dataset) {
+        String bucket = dataset.name();
         Listing ask = Listing.of(request);
         String marker = request.param("marker");
         Page page = page(bucket, ask, marker);
@@ -126,7 +127,7 @@ public class BucketOps {
                 // S3 gives NextMarker only with a delimiter; without one clients use the last key, which is the same.
                 .element("NextMarker", page.truncated() && ask.delimiter != null
                         ? ask.encode(page.listing.nextCursor()) : null);
-        contents(xml, ask, page.listing, true);  // V1 always names an object's owner
+        entries(xml, "Contents", ask, page.listing, dataset);  // V1 always names an object's owner
         return xml.end("ListBucketResult");
     }
 
@@ -135,7 +136,8 @@ public class BucketOps {
      * latest version, whose id is "null" (what cleanup code of the suites and SDK examples lists before it
      * deletes a bucket).
      */
-    String listVersions(S3Request request, String bucket) {
+    String listVersions(S3Request request, Dataset dataset) {
+        String bucket = dataset.name();
         Listing ask = Listing.of(request);
         String marker = request.param("key-marker");
         Page page = page(bucket, ask, marker);
@@ -150,7 +152,7 @@ public class BucketOps {
                 .element("MaxKeys", ask.maxKeys)
                 .element("IsTruncated", page.truncated())
                 .element("EncodingType", ask.encodingType);
-        entries(xml, "Version", ask, page.listing, true);
+        entries(xml, "Version", ask, page.listing, dataset);
         return xml.end("ListVersionsResult");
     }
 
@@ -161,17 +163,15 @@ public class BucketOps {
         return new Page(near.list(bucket, ask.prefix, ask.delimiter, cursor, ask.maxKeys));
     }
 
-    /** Every bucket and object has the one owner Granary knows of: the under-store's, not a caller's. */
-    static Xml owner(Xml xml) {
-        return xml.open("Owner").element("ID", OWNER).element("DisplayName", OWNER).close("Owner");
+    static Xml owner(Xml xml, String owner) {
+        return xml.open("Owner").element("ID", owner).element("DisplayName", owner).close("Owner");
     }
 
-    private static void contents(Xml xml, Listing ask, FileListing listing, boolean withOwner) {
-        entries(xml, "Contents", ask, listing, withOwner);
-    }
-
-    /** A listing's objects as {@code element}s ("Version" adds the one version each has), then its prefixes. */
-    private static void entries(Xml xml, String element, Listing ask, FileListing listing, boolean withOwner) {
+    /**
+     * A listing's objects as {@code element}s ("Version" adds the one version each has), then its prefixes; each
+     * object's owner when {@code owners} is the bucket's dataset.
+     */
+    private static void entries(Xml xml, String element, Listing ask, FileListing listing, Dataset owners) {
         boolean versions = element.equals("Version");
         for (FileInfo file : listing.files()) {
             xml.open(element).element("Key", ask.encode(file.path()));
@@ -182,8 +182,8 @@ public class BucketOps {
                     .element("ETag", S3Responses.etag(file.etag()))
                     .element("Size", file.size())
                     .element("StorageClass", "STANDARD");
-            if (withOwner) {
-                owner(xml);
+            if (owners != null) {
+                owner(xml, Acls.ofObject(file, owners).owner());
             }
             xml.close(element);
         }

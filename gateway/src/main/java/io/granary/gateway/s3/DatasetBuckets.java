@@ -1,5 +1,7 @@
 package io.granary.gateway.s3;
 
+import io.granary.contracts.bucket.Acl;
+import io.granary.contracts.bucket.BucketSettings;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.DatasetPhase;
 import io.granary.contracts.dataset.DatasetSpec;
@@ -21,6 +23,7 @@ import org.w3c.dom.Element;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /**
  * CreateBucket and DeleteBucket: a bucket an S3 client makes is a dataset over a place of its own under the
@@ -55,16 +58,17 @@ public class DatasetBuckets {
      * @param configuration the request's CreateBucketConfiguration, empty when it sent none
      * @param region        this gateway's region: the only LocationConstraint it can satisfy
      */
-    void create(Caller caller, String bucket, byte[] configuration, String region) {
+    void create(Caller caller, String bucket, byte[] configuration, String region, Acl acl) {
         String base = config.uri().orElseThrow(() -> S3Exception.notImplemented(
                 "CreateBucket (no granary.gateway.buckets.uri is set: create datasets through the management API)"));
         checkName(bucket);
         checkLocation(configuration, region);
-        if (metadata.findDataset(bucket).isPresent()) {
-            if (US_EAST_1.equals(region) && caller.mayTouch(bucket)) {
+        Optional<Dataset> existing = metadata.findDataset(bucket);
+        if (existing.isPresent()) {
+            if (US_EAST_1.equals(region) && Permissions.ownsBucket(caller, existing.get())) {
                 return;  // as S3 answers there: creating a bucket you own already succeeds and changes nothing
             }
-            throw alreadyThere(caller, bucket);
+            throw alreadyThere(caller, existing.get());
         }
         Mount mount = new Mount(place(base, bucket), null, config.options(), config.credentialsRef().orElse(null));
         try {
@@ -74,10 +78,14 @@ public class DatasetBuckets {
             throw S3Exception.internal("The bucket's place in the under-store could not be made.");
         }
         try {
-            metadata.create(caller.name(), new DatasetSpec(bucket, List.of(mount), null, null, Map.of(), null, null));
+            // An admin of every dataset creates as itself; one of some datasets creates, as S3 lets anyone, a bucket
+            // of its own, which its roles do not reach (its ownership does): the gateway creates that one.
+            metadata.create(caller.unscoped() ? caller.name() : null, new DatasetSpec(bucket, List.of(mount), null,
+                    null, Map.of(), null, null, new BucketSettings(acl, null, null)));
         } catch (WebApplicationException e) {
             throw switch (e.getResponse().getStatus()) {
-                case 409 -> alreadyThere(caller, bucket);
+                case 409 -> metadata.findDataset(bucket).map(d -> alreadyThere(caller, d))
+                        .orElseGet(() -> alreadyThere(caller, null));
                 case 400 -> invalidName(bucket, e.getMessage());
                 case 401, 403 -> S3Exception.accessDenied("Access Denied");
                 default -> e;
@@ -95,7 +103,8 @@ public class DatasetBuckets {
             }
         }
         try {
-            metadata.delete(caller.name(), dataset.name());
+            metadata.delete(Permissions.byRole(caller, dataset.name(), S3Operation.DELETE_BUCKET) ? caller.name() : null,
+                    dataset.name());
         } catch (WebApplicationException e) {
             throw switch (e.getResponse().getStatus()) {
                 case 404 -> S3Exception.noSuchBucket(dataset.name());
@@ -107,6 +116,22 @@ public class DatasetBuckets {
         config.uri().ifPresent(base -> dataset.spec().mounts().stream()
                 .filter(mount -> mount.uri().equals(place(base, dataset.name())))
                 .forEach(this::removePlace));
+    }
+
+    /** Changes the bucket's settings; every gateway forgets the dataset on the UPDATED event, this one at once. */
+    Dataset updateSettings(Dataset dataset, UnaryOperator<BucketSettings> change) {
+        BucketSettings current = dataset.spec().bucket() != null ? dataset.spec().bucket()
+                : new BucketSettings(null, null, null);
+        try {
+            return metadata.updateBucket(dataset.name(), change.apply(current));
+        } catch (WebApplicationException e) {
+            if (e.getResponse().getStatus() == 404) {
+                throw S3Exception.noSuchBucket(dataset.name());
+            }
+            throw e;
+        } finally {
+            near.forgetDataset(dataset.name());
+        }
     }
 
     private void removePlace(Mount mount) {
@@ -138,8 +163,8 @@ public class DatasetBuckets {
                 + " (a bucket is a dataset, whose name is a DNS label)" + (why == null ? "" : "; " + why));
     }
 
-    private static S3Exception alreadyThere(Caller caller, String bucket) {
-        return caller.mayTouch(bucket)
+    private static S3Exception alreadyThere(Caller caller, Dataset existing) {
+        return existing != null && Permissions.ownsBucket(caller, existing)
                 ? new S3Exception(409, "BucketAlreadyOwnedByYou",
                 "Your previous request to create the named bucket succeeded and you already own it.")
                 : new S3Exception(409, "BucketAlreadyExists", "The requested bucket name is not available.");

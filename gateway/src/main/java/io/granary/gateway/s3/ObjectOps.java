@@ -66,7 +66,7 @@ public class ObjectOps {
         response.putHeader("Content-Type", contentType != null ? contentType : "application/octet-stream");
         if (!metadata.isEmpty()) {
             metadata.forEach((name, value) -> {
-                if (!name.equals("content-type")) {
+                if (!name.equals("content-type") && !name.equals(Acls.METADATA_KEY)) {
                     response.putHeader(name, value);
                 }
             });

@@ -15,6 +15,12 @@ public enum S3Operation {
     GET_BUCKET_LOCATION("GetBucketLocation"),
     GET_BUCKET_ACL("GetBucketAcl"),
     PUT_BUCKET_ACL("PutBucketAcl"),
+    GET_BUCKET_CORS("GetBucketCors"),
+    PUT_BUCKET_CORS("PutBucketCors"),
+    DELETE_BUCKET_CORS("DeleteBucketCors"),
+    GET_PUBLIC_ACCESS_BLOCK("GetPublicAccessBlock"),
+    PUT_PUBLIC_ACCESS_BLOCK("PutPublicAccessBlock"),
+    DELETE_PUBLIC_ACCESS_BLOCK("DeletePublicAccessBlock"),
     GET_OBJECT_ACL("GetObjectAcl"),
     PUT_OBJECT_ACL("PutObjectAcl"),
     LIST_OBJECTS("ListObjects"),
@@ -31,6 +37,8 @@ public enum S3Operation {
     ABORT_MULTIPART_UPLOAD("AbortMultipartUpload"),
     DELETE_OBJECT("DeleteObject"),
     DELETE_OBJECTS("DeleteObjects"),
+    /** A browser's OPTIONS before a cross-origin request: never signed. */
+    CORS_PREFLIGHT("CorsPreflight"),
     UNSUPPORTED("Unsupported"),
     UNKNOWN("Unknown");
 
@@ -47,18 +55,30 @@ public enum S3Operation {
     /** Whether the request body is the operation's input (any other body is drained unread). */
     boolean readsBody() {
         return this == PUT_OBJECT || this == UPLOAD_PART || this == COMPLETE_MULTIPART_UPLOAD || this == DELETE_OBJECTS
-                || this == CREATE_BUCKET || this == PUT_BUCKET_ACL || this == PUT_OBJECT_ACL;
+                || this == CREATE_BUCKET || this == PUT_BUCKET_ACL || this == PUT_OBJECT_ACL || this == PUT_BUCKET_CORS
+                || this == PUT_PUBLIC_ACCESS_BLOCK;
     }
 
     /** Which operation a request is, from its method, whether it names a bucket and a key, and its query. */
     static S3Operation of(S3Request request) {
         HttpMethod method = request.http().method();
+        if (method == HttpMethod.OPTIONS) {
+            return request.bucket() == null ? UNSUPPORTED : CORS_PREFLIGHT;
+        }
         if (request.bucket() == null) {
             return method == HttpMethod.GET ? LIST_BUCKETS : UNSUPPORTED;
         }
         if (request.key() == null) {
             if (request.has("acl")) {
                 return method == HttpMethod.GET ? GET_BUCKET_ACL : method == HttpMethod.PUT ? PUT_BUCKET_ACL : UNSUPPORTED;
+            }
+            if (request.has("cors")) {
+                return method == HttpMethod.GET ? GET_BUCKET_CORS : method == HttpMethod.PUT ? PUT_BUCKET_CORS
+                        : method == HttpMethod.DELETE ? DELETE_BUCKET_CORS : UNSUPPORTED;
+            }
+            if (request.has("publicAccessBlock")) {
+                return method == HttpMethod.GET ? GET_PUBLIC_ACCESS_BLOCK : method == HttpMethod.PUT
+                        ? PUT_PUBLIC_ACCESS_BLOCK : method == HttpMethod.DELETE ? DELETE_PUBLIC_ACCESS_BLOCK : UNSUPPORTED;
             }
             if (method == HttpMethod.GET) {
                 return request.has("location") ? GET_BUCKET_LOCATION

@@ -4,6 +4,8 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
 
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
@@ -25,7 +27,13 @@ final class S3Responses {
             response.reset();  // mid-body: the client must see a broken transfer, never short bytes
             return;
         }
+        // A refusal keeps the CORS headers: a browser shows the page the error, not an opaque failure.
+        List<Map.Entry<String, String>> cors = response.headers().entries().stream()
+                .filter(header -> header.getKey().regionMatches(true, 0, "Access-Control-", 0, 15)
+                        || header.getKey().equalsIgnoreCase("Vary"))
+                .toList();
         response.headers().clear();
+        cors.forEach(header -> response.headers().add(header.getKey(), header.getValue()));
         response.putHeader("x-amz-request-id", requestId);
         HttpMethod method = request.http().method();
         if ((method == HttpMethod.PUT || method == HttpMethod.POST) && !request.http().isEnded()) {

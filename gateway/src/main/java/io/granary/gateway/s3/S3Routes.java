@@ -1,5 +1,8 @@
 package io.granary.gateway.s3;
 
+import io.granary.contracts.bucket.Acl;
+import io.granary.contracts.bucket.CorsRule;
+import io.granary.contracts.bucket.PublicAccessBlock;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.kit.sigv4.Principal;
@@ -8,7 +11,6 @@ import io.granary.gateway.metrics.GatewayMetrics;
 import io.granary.gateway.write.ObjectWrites;
 import io.granary.kit.config.GranaryConfig;
 import io.granary.kit.security.Caller;
-import io.granary.kit.security.Role;
 import io.granary.ufs.AccessDeniedException;
 import io.granary.ufs.InvalidPartException;
 import io.granary.ufs.ObjectChangedException;
@@ -53,14 +55,15 @@ public class S3Routes {
     private static final Logger LOG = Logger.getLogger(S3Routes.class);
     /** Sub-resources we know of and do not serve: answered NotImplemented rather than mistaken for a listing. */
     private static final Set<String> UNSUPPORTED_SUBRESOURCES = Set.of("policy", "versioning", "lifecycle",
-            "cors", "tagging", "website", "logging", "notification", "replication", "encryption",
+            "tagging", "website", "logging", "notification", "replication", "encryption",
             "retention", "legal-hold", "object-lock", "torrent", "restore", "select", "accelerate", "requestPayment",
-            "ownershipControls", "publicAccessBlock", "inventory", "analytics", "metrics", "intelligent-tiering",
+            "ownershipControls", "inventory", "analytics", "metrics", "intelligent-tiering",
             "attributes");
 
     private static final HexFormat REQUEST_ID = HexFormat.of().withUpperCase();
 
     private final Authenticator authenticator;
+    private final Permissions permissions;
     private final NearCache near;
     private final BucketOps buckets;
     private final DatasetBuckets datasetBuckets;
@@ -69,9 +72,10 @@ public class S3Routes {
     private final GatewayMetrics metrics;
     private final String region;
 
-    S3Routes(Authenticator authenticator, NearCache near, BucketOps buckets, DatasetBuckets datasetBuckets,
+    S3Routes(Authenticator authenticator, Permissions permissions, NearCache near, BucketOps buckets, DatasetBuckets datasetBuckets,
              ObjectOps objects, ObjectWrites writes, GatewayMetrics metrics, GranaryConfig shared) {
         this.authenticator = authenticator;
+        this.permissions = permissions;
         this.near = near;
         this.buckets = buckets;
         this.datasetBuckets = datasetBuckets;
@@ -106,36 +110,41 @@ public class S3Routes {
         try {
             S3Request request = S3Request.of(http);
             parsed[0] = request;
-            Principal principal = authenticator.authenticate(http);
             operation[0] = S3Operation.of(request);
-            Caller caller = authenticator.caller(principal);
-            authorize(caller, request, operation[0]);
-            if (!operation[0].readsBody()) {
-                http.resume();  // any body is not ours to read: let it drain, so the connection can go on
-            } else if ("100-continue".equalsIgnoreCase(http.getHeader("Expect"))) {
-                response.writeContinue();  // boto3 waits for it before sending an upload's body
+            boolean cors = request.bucket() != null && http.getHeader("Origin") != null;
+            if (operation[0] == S3Operation.CORS_PREFLIGHT) {
+                http.resume();
+                blocking(ctx, () -> {
+                    Cors.preflight(dataset(request), request);
+                    return true;
+                }).compose(done -> response.end()).onFailure(failure -> fail(request, http, failure, requestId));
+                return;
             }
-            dispatch(ctx, request, principal, caller, operation[0]).onFailure(failure -> fail(parsed[0], http, failure, requestId));
+            // The CORS headers go on whatever the answer is, a refusal included: the bucket is looked up first.
+            Future<Object> ready = !cors ? Future.succeededFuture() : blocking(ctx, () -> {
+                near.dataset(request.bucket()).ifPresent(dataset -> Cors.decorate(dataset, request));
+                return true;
+            });
+            ready.compose(done -> {
+                Principal principal = authenticator.authenticate(http);
+                Caller caller = authenticator.caller(principal);
+                boolean byRole = Permissions.byRole(caller, request.bucket(), operation[0])
+                        && request.header("x-amz-expected-bucket-owner") == null;
+                Future<Object> allowed = byRole ? Future.succeededFuture() : blocking(ctx, () -> {
+                    permissions.check(caller, request, operation[0]);
+                    return true;
+                });
+                return allowed.compose(yes -> {
+                    if (!operation[0].readsBody()) {
+                        http.resume();  // any body is not ours to read: let it drain, so the connection can go on
+                    } else if ("100-continue".equalsIgnoreCase(http.getHeader("Expect"))) {
+                        response.writeContinue();  // boto3 waits for it before sending an upload's body
+                    }
+                    return dispatch(ctx, request, principal, caller, operation[0]);
+                });
+            }).onFailure(failure -> fail(parsed[0], http, failure, requestId));
         } catch (RuntimeException failure) {
             fail(parsed[0] != null ? parsed[0] : new S3Request(http, null, null, http.path()), http, failure, requestId);
-        }
-    }
-
-    /**
-     * A reader lists and reads, a writer also writes and deletes, and each only in the datasets it may touch; a
-     * bucket is made and deleted by an admin, as a dataset is (and a new one only by an admin of every dataset).
-     */
-    private static void authorize(Caller caller, S3Request request, S3Operation operation) {
-        Role needs = switch (operation) {
-            case PUT_OBJECT, COPY_OBJECT, CREATE_MULTIPART_UPLOAD, UPLOAD_PART, UPLOAD_PART_COPY,
-                 COMPLETE_MULTIPART_UPLOAD, ABORT_MULTIPART_UPLOAD, DELETE_OBJECT, DELETE_OBJECTS -> Role.WRITER;
-            case CREATE_BUCKET, DELETE_BUCKET, PUT_BUCKET_ACL -> Role.ADMIN;
-            case PUT_OBJECT_ACL -> Role.WRITER;
-            default -> Role.READER;
-        };
-        if (!caller.role().allows(needs) || operation == S3Operation.CREATE_BUCKET && !caller.unscoped()
-                || request.bucket() != null && !request.bucket().isEmpty() && !caller.mayTouch(request.bucket())) {
-            throw S3Exception.accessDenied("Access Denied");
         }
     }
 
@@ -156,7 +165,9 @@ public class S3Routes {
             case CREATE_BUCKET -> XmlBodies.read(request.http(), DatasetBuckets.MAX_CONFIGURATION,
                             "the CreateBucketConfiguration")
                     .compose(configuration -> blocking(ctx, () -> {
-                        datasetBuckets.create(caller, request.bucket(), configuration, region);
+                        Acl acl = Acls.fromHeaders(request, caller.name(), caller.name(), this::known)
+                                .orElse(Acl.privateTo(caller.name()));
+                        datasetBuckets.create(caller, request.bucket(), configuration, region, acl);
                         return true;
                     }))
                     .compose(done -> response.putHeader("Location", "/" + request.bucket()).end());
@@ -166,35 +177,85 @@ public class S3Routes {
             }).compose(done -> response.setStatusCode(204).end());
             case GET_BUCKET_LOCATION -> blocking(ctx, () -> dataset(request))
                     .compose(d -> ok(response, buckets.location(region)));
-            case LIST_OBJECTS_V2 -> blocking(ctx, () -> buckets.listV2(request, dataset(request).name()))
+            case LIST_OBJECTS_V2 -> blocking(ctx, () -> buckets.listV2(request, dataset(request)))
                     .compose(xml -> ok(response, xml));
-            case LIST_OBJECTS -> blocking(ctx, () -> buckets.listV1(request, dataset(request).name()))
+            case LIST_OBJECTS -> blocking(ctx, () -> buckets.listV1(request, dataset(request)))
                     .compose(xml -> ok(response, xml));
-            case GET_BUCKET_ACL -> blocking(ctx, () -> dataset(request)).compose(d -> ok(response, Acls.policy()));
-            case GET_OBJECT_ACL -> resolve(ctx, request).compose(resolved -> ok(response, Acls.policy()));
-            case PUT_BUCKET_ACL, PUT_OBJECT_ACL -> XmlBodies.read(request.http(), Acls.MAX_POLICY, "the AccessControlPolicy")
+            case GET_BUCKET_ACL -> blocking(ctx, () -> Acls.policy(Acls.ofBucket(dataset(request))))
+                    .compose(xml -> ok(response, xml));
+            case GET_OBJECT_ACL -> resolve(ctx, request)
+                    .compose(resolved -> ok(response, Acls.policy(Acls.ofObject(resolved.file(), resolved.dataset()))));
+            case PUT_BUCKET_ACL -> XmlBodies.read(request.http(), Acls.MAX_POLICY, "the AccessControlPolicy")
                     .compose(body -> blocking(ctx, () -> {
-                        Acls.checkPrivate(request, body);
                         Dataset dataset = dataset(request);
-                        if (request.key() != null) {
-                            objects.file(dataset, request.key());  // NoSuchKey for an object not there
-                        }
-                        return dataset;
+                        String owner = Acls.bucketOwner(dataset);
+                        Acl acl = Acls.requested(request, body, owner, owner, this::known);
+                        Permissions.checkMayGrant(dataset, acl);
+                        return datasetBuckets.updateSettings(dataset, settings -> settings.withAcl(acl));
                     }))
                     .compose(done -> response.end());
-            case LIST_OBJECT_VERSIONS -> blocking(ctx, () -> buckets.listVersions(request, dataset(request).name()))
+            case PUT_OBJECT_ACL -> XmlBodies.read(request.http(), Acls.MAX_POLICY, "the AccessControlPolicy")
+                    .compose(body -> blocking(ctx, () -> {
+                        Dataset dataset = dataset(request);
+                        FileInfo file = objects.file(dataset, request.key());
+                        Acl acl = Acls.requested(request, body, Acls.ofObject(file, dataset).owner(),
+                                Acls.bucketOwner(dataset), this::known);
+                        Permissions.checkMayGrant(dataset, acl);
+                        Map<String, String> stored = writes.metadataNow(dataset, file.path());
+                        return writes.replaceMetadata(dataset, file,
+                                Acls.withAcl(stored, acl, Acls.bucketOwner(dataset)));
+                    }))
+                    .compose(done -> response.end());
+            case GET_BUCKET_CORS -> blocking(ctx, () -> Cors.rules(dataset(request)).map(Cors::document)
+                    .orElseThrow(() -> new S3Exception(404, "NoSuchCORSConfiguration",
+                            "The CORS configuration does not exist")))
+                    .compose(xml -> ok(response, xml));
+            case PUT_BUCKET_CORS -> XmlBodies.read(request.http(), Cors.MAX_CONFIGURATION, "the CORSConfiguration")
+                    .compose(body -> blocking(ctx, () -> {
+                        List<CorsRule> rules = Cors.parse(body);
+                        return datasetBuckets.updateSettings(dataset(request), settings -> settings.withCors(rules));
+                    }))
+                    .compose(done -> response.end());
+            case DELETE_BUCKET_CORS -> blocking(ctx, () -> datasetBuckets.updateSettings(dataset(request),
+                            settings -> settings.withCors(null)))
+                    .compose(done -> response.setStatusCode(204).end());
+            case GET_PUBLIC_ACCESS_BLOCK -> blocking(ctx, () -> Permissions.publicAccessBlock(dataset(request))
+                    .map(PublicAccess::document)
+                    .orElseThrow(() -> new S3Exception(404, "NoSuchPublicAccessBlockConfiguration",
+                            "The public access block configuration was not found")))
+                    .compose(xml -> ok(response, xml));
+            case PUT_PUBLIC_ACCESS_BLOCK -> XmlBodies.read(request.http(), PublicAccess.MAX_CONFIGURATION,
+                            "the PublicAccessBlockConfiguration")
+                    .compose(body -> blocking(ctx, () -> {
+                        PublicAccessBlock block = PublicAccess.parse(body);
+                        return datasetBuckets.updateSettings(dataset(request),
+                                settings -> settings.withPublicAccessBlock(block));
+                    }))
+                    .compose(done -> response.end());
+            case DELETE_PUBLIC_ACCESS_BLOCK -> blocking(ctx, () -> datasetBuckets.updateSettings(dataset(request),
+                            settings -> settings.withPublicAccessBlock(null)))
+                    .compose(done -> response.setStatusCode(204).end());
+            case LIST_OBJECT_VERSIONS -> blocking(ctx, () -> buckets.listVersions(request, dataset(request)))
                     .compose(xml -> ok(response, xml));
             case GET_OBJECT, HEAD_OBJECT -> resolve(ctx, request)
                     .compose(resolved -> objects.get(request, resolved.dataset(), resolved.file()));
-            case PUT_OBJECT -> blocking(ctx, () -> writableIf(request))
-                    .compose(dataset -> writes.put(request.http(), principal, dataset, request.key(), metadata(request)))
-                    .compose(written -> response.putHeader("ETag", S3Responses.etag(written.etag())).end());
-            case COPY_OBJECT -> blocking(ctx, () -> new Copy(copySource(caller, request), writable(request)))
-                    .compose(copy -> {
-                        copy.refuseOntoItself(request);
-                        return writes.copy(copy.source().dataset(), copy.source().file(), copy.target(), request.key(),
-                                "REPLACE".equals(request.header("x-amz-metadata-directive")) ? metadata(request) : null);
+            case PUT_OBJECT -> blocking(ctx, () -> {
+                        Dataset dataset = writableIf(request);
+                        return new Target(dataset, withAcl(request, caller, dataset, metadata(request)));
                     })
+                    .compose(target -> writes.put(request.http(), principal, target.dataset(), request.key(),
+                            target.metadata()))
+                    .compose(written -> response.putHeader("ETag", S3Responses.etag(written.etag())).end());
+            case COPY_OBJECT -> blocking(ctx, () -> {
+                        Copy copy = new Copy(copySource(caller, request), writable(request));
+                        copy.refuseOntoItself(request);
+                        Map<String, String> metadata = "REPLACE".equals(request.header("x-amz-metadata-directive"))
+                                ? metadata(request)
+                                : writes.metadataNow(copy.source().dataset(), copy.source().file().path());
+                        return new Target(copy.target(), withAcl(request, caller, copy.target(), metadata)).with(copy);
+                    })
+                    .compose(copy -> writes.copy(copy.copy().source().dataset(), copy.copy().source().file(),
+                            copy.copy().target(), request.key(), copy.target().metadata()))
                     .compose(file -> ok(response, copyResult("CopyObjectResult", file.etag(), file.mtime())));
             case UPLOAD_PART_COPY -> blocking(ctx, () -> new Copy(copySource(caller, request), writable(request)))
                     .compose(copy -> {
@@ -210,8 +271,8 @@ public class S3Routes {
                     .compose(etag -> response.putHeader("ETag", S3Responses.etag(etag)).end());
             case CREATE_MULTIPART_UPLOAD -> blocking(ctx, () -> {
                 Dataset dataset = writable(request);
-                return Multipart.initiated(dataset.name(), request.key(),
-                        writes.createUpload(dataset, request.key(), metadata(request)));
+                return Multipart.initiated(dataset.name(), request.key(), writes.createUpload(dataset, request.key(),
+                        withAcl(request, caller, dataset, metadata(request))));
             }).compose(xml -> ok(response, xml));
             case COMPLETE_MULTIPART_UPLOAD -> Multipart.readParts(request.http())
                     .compose(parts -> blocking(ctx, () -> writes.completeUpload(writableIf(request), request.key(),
@@ -233,7 +294,7 @@ public class S3Routes {
                         return MultiDelete.result(asked, outcomes);
                     }))
                     .compose(xml -> ok(response, xml));
-            case UNSUPPORTED, UNKNOWN -> throw S3Exception.notImplemented(request.http().method() + " "
+            case CORS_PREFLIGHT, UNSUPPORTED, UNKNOWN -> throw S3Exception.notImplemented(request.http().method() + " "
                     + (request.key() != null ? "on an object" : request.bucket() != null ? "on a bucket"
                     : "on the service"));
         };
@@ -252,6 +313,32 @@ public class S3Routes {
     }
 
     private record Resolved(Dataset dataset, FileInfo file) {
+    }
+
+    /** Where a write goes, and the metadata it keeps. */
+    private record Target(Dataset dataset, Map<String, String> metadata) {
+        CopyTo with(Copy copy) {
+            return new CopyTo(copy, this);
+        }
+    }
+
+    private record CopyTo(Copy copy, Target target) {
+    }
+
+    /**
+     * The metadata a write keeps, with the ACL it asks for (private by default) owned by the writer; a public one
+     * is refused where the bucket blocks them.
+     */
+    private Map<String, String> withAcl(S3Request request, Caller caller, Dataset dataset, Map<String, String> metadata) {
+        String bucketOwner = Acls.bucketOwner(dataset);
+        Acl acl = Acls.fromHeaders(request, caller.name(), bucketOwner, this::known)
+                .orElse(Acl.privateTo(caller.name()));
+        Permissions.checkMayGrant(dataset, acl);
+        return Acls.withAcl(metadata, acl, bucketOwner);
+    }
+
+    private boolean known(String identity) {
+        return authenticator.known(identity);
     }
 
     /** A copy's source, resolved, and the dataset it is copied into. */
@@ -275,11 +362,14 @@ public class S3Routes {
             throw S3Exception.invalidArgument("Unknown metadata directive: " + directive);
         }
         CopySource source = CopySource.parse(request.header("x-amz-copy-source"));
-        if (!caller.mayTouch(source.bucket())) {
+        boolean byRole = Permissions.byRole(caller, source.bucket(), S3Operation.GET_OBJECT);
+        Dataset dataset = near.dataset(source.bucket()).orElseThrow(() -> byRole
+                ? S3Exception.noSuchBucket(source.bucket()) : S3Exception.accessDenied("Access Denied"));
+        FileInfo file = near.file(dataset.name(), source.key()).orElseThrow(() -> byRole
+                ? S3Exception.noSuchKey(source.key()) : S3Exception.accessDenied("Access Denied"));
+        if (!byRole && !permissions.mayRead(caller, dataset, file)) {
             throw S3Exception.accessDenied("Access Denied");
         }
-        Dataset dataset = near.dataset(source.bucket()).orElseThrow(() -> S3Exception.noSuchBucket(source.bucket()));
-        FileInfo file = objects.file(dataset, source.key());
         if (!Preconditions.copySourceMet(request, file)) {
             throw Preconditions.preconditionFailed();
         }
@@ -328,6 +418,7 @@ public class S3Routes {
     /** The metadata a write gives its object: standard headers and user metadata, at most 2 KiB of the latter. */
     private static Map<String, String> metadata(S3Request request) {
         Map<String, String> metadata = ObjectMetadata.of(request.http().headers());
+        metadata.remove(Acls.METADATA_KEY);  // kept by Granary alone: a client's would forge an ACL
         int userBytes = 0;
         for (Map.Entry<String, String> entry : metadata.entrySet()) {
             if (entry.getKey().startsWith(ObjectMetadata.USER_PREFIX)) {
@@ -365,7 +456,7 @@ public class S3Routes {
     }
 
     private void fail(S3Request request, HttpServerRequest http, Throwable failure, String requestId) {
-        if (http.method() != HttpMethod.PUT && http.method() != HttpMethod.POST) {
+        if (http.method() != HttpMethod.PUT && http.method() != HttpMethod.POST && !http.isEnded()) {
             http.resume();  // no body to speak of: the connection goes on (uploads are answered with close)
         }
         S3Responses.error(request, http.response(), translate(failure), requestId);

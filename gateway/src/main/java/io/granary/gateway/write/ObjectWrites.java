@@ -119,7 +119,7 @@ public class ObjectWrites {
     }
 
     /** Blocking: the object's metadata as its under-store has it (a listing left the metadata cache without). */
-    private Map<String, String> metadataNow(Dataset dataset, String key) {
+    public Map<String, String> metadataNow(Dataset dataset, String key) {
         MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
         return located.store().stat(located.key()).metadata();
     }
@@ -233,6 +233,15 @@ public class ObjectWrites {
         MountedStores.Located located = stores.locate(dataset.spec().mounts(), key);
         located.store().abortUpload(located.key(), uploadId);
         forget(uploadId);
+    }
+
+    /**
+     * Blocking: the object's metadata replaced, its bytes untouched, if it is still the version {@code file};
+     * the metadata-service and this gateway learn it as after a write.
+     */
+    public FileInfo replaceMetadata(Dataset dataset, FileInfo file, Map<String, String> metadata) {
+        MountedStores.Located located = stores.locate(dataset.spec().mounts(), file.path());
+        return known(dataset, file.path(), located.store().replaceMetadata(located.key(), file.etag(), metadata));
     }
 
     /** Blocking. Deleting a missing key is no error, as in S3. */

@@ -331,13 +331,16 @@ class S3ApiTest {
         assertThat(anonymous.body()).contains("<Code>AccessDenied</Code>");
         HttpResponse<String> acl = Signed.send(gateway, "GET", "/train?acl", null);
         assertThat(acl.statusCode()).isEqualTo(200);
-        assertThat(acl.body()).contains("<Permission>FULL_CONTROL</Permission>").contains("<ID>granary</ID>");
-        String publicRead = "<AccessControlPolicy><Owner><ID>granary</ID></Owner><AccessControlList><Grant><Grantee>"
-                + "<URI>http://acs.amazonaws.com/groups/global/AllUsers</URI></Grantee><Permission>READ</Permission>"
+        assertThat(acl.body()).as("its creator's").contains("<Permission>FULL_CONTROL</Permission>")
+                .contains("<ID>admin</ID>");
+        String logDelivery = "<AccessControlPolicy><Owner><ID>admin</ID></Owner><AccessControlList><Grant><Grantee>"
+                + "<URI>http://acs.amazonaws.com/groups/s3/LogDelivery</URI></Grantee><Permission>WRITE</Permission>"
                 + "</Grant></AccessControlList></AccessControlPolicy>";
-        HttpResponse<String> grant = Signed.send(gateway, "PUT", "/train?acl", publicRead.getBytes());
-        assertThat(grant.statusCode()).as("a grant that would not be enforced").isEqualTo(501);
-        assertThat(grant.body()).contains("<Code>NotImplemented</Code>");
+        HttpResponse<String> grant = Signed.send(gateway, "PUT", "/train?acl", logDelivery.getBytes());
+        assertThat(grant.statusCode()).as("a group Granary does not have").isEqualTo(400);
+        assertThat(grant.body()).contains("<Code>InvalidArgument</Code>");
+        HttpResponse<String> bad = Signed.send(gateway, "PUT", "/train?acl", "<AccessControlPolicy><oops".getBytes());
+        assertThat(bad.body()).contains("<Code>MalformedXML</Code>");
         HttpResponse<String> policy = Signed.send(gateway, "GET", "/train?policy", null);
         assertThat(policy.statusCode()).isEqualTo(501);
         assertThat(metric(gateway, "granary_gateway_requests_total\\{operation=\"[A-Za-z]+\",status=\"500\"}"))
