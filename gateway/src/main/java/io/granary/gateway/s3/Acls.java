@@ -35,12 +35,13 @@ final class Acls {
     static final String NO_OWNER = "granary";
 
     private static final String GROUPS = "http://acs.amazonaws.com/groups/global/";
-    private static final Map<String, Grant.Permission> GRANT_HEADERS = Map.of(
-            "x-amz-grant-read", Grant.Permission.READ,
-            "x-amz-grant-write", Grant.Permission.WRITE,
-            "x-amz-grant-read-acp", Grant.Permission.READ_ACP,
-            "x-amz-grant-write-acp", Grant.Permission.WRITE_ACP,
-            "x-amz-grant-full-control", Grant.Permission.FULL_CONTROL);
+    /** The grant headers, in the order their grants are listed. */
+    private static final List<Map.Entry<String, Grant.Permission>> GRANT_HEADERS = List.of(
+            Map.entry("x-amz-grant-read", Grant.Permission.READ),
+            Map.entry("x-amz-grant-write", Grant.Permission.WRITE),
+            Map.entry("x-amz-grant-read-acp", Grant.Permission.READ_ACP),
+            Map.entry("x-amz-grant-write-acp", Grant.Permission.WRITE_ACP),
+            Map.entry("x-amz-grant-full-control", Grant.Permission.FULL_CONTROL));
     /**
      * One grantee of a grant header: {@code id="name"}, {@code uri="..."} or {@code emailAddress="..."} (the quotes
      * AWS asks for, or none, as RGW takes it).
@@ -95,7 +96,7 @@ final class Acls {
     static Optional<Acl> fromHeaders(S3Request request, String owner, String bucketOwner, Predicate<String> known) {
         String canned = request.header("x-amz-acl");
         List<Grant> grants = new ArrayList<>();
-        for (Map.Entry<String, Grant.Permission> header : GRANT_HEADERS.entrySet()) {
+        for (Map.Entry<String, Grant.Permission> header : GRANT_HEADERS) {
             String value = request.header(header.getKey());
             if (value != null) {
                 grantees(value, header.getValue(), known, grants);
@@ -119,10 +120,7 @@ final class Acls {
         if (body.length == 0) {
             throw S3Exception.malformedXml("an AccessControlPolicy, an x-amz-acl or an x-amz-grant-* header is required");
         }
-        Element root = XmlBodies.parse(body).getDocumentElement();
-        if (!"AccessControlPolicy".equals(root.getLocalName())) {
-            throw S3Exception.malformedXml("the root element must be AccessControlPolicy");
-        }
+        Element root = XmlBodies.root(body, "AccessControlPolicy");
         List<Grant> grants = new ArrayList<>();
         NodeList list = root.getElementsByTagNameNS("*", "Grant");
         for (int i = 0; i < list.getLength(); i++) {

@@ -33,10 +33,7 @@ final class Cors {
 
     /** The CORSConfiguration document of a PutBucketCors, checked. */
     static List<CorsRule> parse(byte[] body) {
-        Element root = XmlBodies.parse(body).getDocumentElement();
-        if (!"CORSConfiguration".equals(root.getLocalName())) {
-            throw S3Exception.malformedXml("the root element must be CORSConfiguration");
-        }
+        Element root = XmlBodies.root(body, "CORSConfiguration");
         List<CorsRule> rules = new ArrayList<>();
         NodeList list = root.getElementsByTagNameNS("*", "CORSRule");
         for (int i = 0; i < list.getLength(); i++) {

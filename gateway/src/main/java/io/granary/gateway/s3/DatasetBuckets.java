@@ -174,10 +174,7 @@ public class DatasetBuckets {
         if (configuration.length == 0) {
             return;
         }
-        Element root = XmlBodies.parse(configuration).getDocumentElement();
-        if (!"CreateBucketConfiguration".equals(root.getLocalName())) {
-            throw S3Exception.malformedXml("the root element must be CreateBucketConfiguration");
-        }
+        Element root = XmlBodies.root(configuration, "CreateBucketConfiguration");
         String location = XmlBodies.text(root, "LocationConstraint");
         if (location != null && !location.isEmpty() && !location.equals(region)) {
             throw new S3Exception(400, "InvalidLocationConstraint", "The specified location-constraint is not valid: "

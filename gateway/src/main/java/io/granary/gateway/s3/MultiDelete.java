@@ -43,10 +43,7 @@ final class MultiDelete {
         if (contentMd5 != null && !contentMd5.equals(Base64.getEncoder().encodeToString(md5(body)))) {
             throw new S3Exception(400, "BadDigest", "The Content-MD5 you specified did not match what we received.");
         }
-        Element root = XmlBodies.parse(body).getDocumentElement();
-        if (!"Delete".equals(root.getLocalName())) {
-            throw S3Exception.malformedXml("the root element must be Delete");
-        }
+        Element root = XmlBodies.root(body, "Delete");
         String quiet = XmlBodies.text(root, "Quiet");
         List<String> keys = new ArrayList<>();
         NodeList objects = root.getElementsByTagNameNS("*", "Object");

@@ -4,7 +4,6 @@ import io.granary.gateway.write.UploadedObject;
 import io.granary.ufs.UploadedPart;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpServerRequest;
-import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
@@ -37,11 +36,7 @@ final class Multipart {
     }
 
     static List<UploadedPart> parse(byte[] body) {
-        Document document = XmlBodies.parse(body);
-        Element root = document.getDocumentElement();
-        if (!"CompleteMultipartUpload".equals(root.getLocalName())) {
-            throw S3Exception.malformedXml("the root element must be CompleteMultipartUpload");
-        }
+        Element root = XmlBodies.root(body, "CompleteMultipartUpload");
         List<UploadedPart> parts = new ArrayList<>();
         NodeList nodes = root.getElementsByTagNameNS("*", "Part");
         for (int i = 0; i < nodes.getLength(); i++) {

@@ -12,10 +12,7 @@ final class PublicAccess {
     }
 
     static PublicAccessBlock parse(byte[] body) {
-        Element root = XmlBodies.parse(body).getDocumentElement();
-        if (!"PublicAccessBlockConfiguration".equals(root.getLocalName())) {
-            throw S3Exception.malformedXml("the root element must be PublicAccessBlockConfiguration");
-        }
+        Element root = XmlBodies.root(body, "PublicAccessBlockConfiguration");
         return new PublicAccessBlock(flag(root, "BlockPublicAcls"), flag(root, "IgnorePublicAcls"),
                 flag(root, "BlockPublicPolicy"), flag(root, "RestrictPublicBuckets"));
     }

@@ -44,6 +44,15 @@ final class XmlBodies {
         }
     }
 
+    /** The document's root element, which must be {@code name} (MalformedXML otherwise, or for no document). */
+    static Element root(byte[] body, String name) {
+        Element root = parse(body).getDocumentElement();
+        if (!name.equals(root.getLocalName())) {
+            throw S3Exception.malformedXml("the root element must be " + name);
+        }
+        return root;
+    }
+
     /** The text of the first {@code name} element under {@code parent}, in any namespace; null when there is none. */
     static String text(Element parent, String name) {
         NodeList nodes = parent.getElementsByTagNameNS("*", name);
