@@ -47,8 +47,9 @@ MARKERS+=" or s3select or s3website or bucket_logging or bucket_logging_cleanup 
 MARKERS+=" or cloud_transition or cloud_restore or test_of_sts or webidentity_test or abac_test)"
 KEYWORDS="not (versioning or versioned or version or object_lock or policy or _group_)"
 
-# One identity per user the suite knows, each an admin (they all create buckets). S3Proxy knows one key pair only:
-# against it the three users share it.
+# One identity per user the suite knows. main is an admin of every dataset; alt and tenant are admins of a dataset
+# of their own name only, so they create buckets (which they own) and reach main's only where an ACL lets them, as
+# other accounts do in S3. S3Proxy knows one key pair only: against it the three users share it.
 ALT_ACCESS=bench-alt-access ALT_SECRET=bench-alt-secret-0123456789
 TENANT_ACCESS=bench-tenant-access TENANT_SECRET=bench-tenant-secret-0123456789
 identities() {
@@ -62,8 +63,8 @@ identities() {
   cat > "$SECRETS/granary-access/identities.json" <<JSON
 {"identities": [
   {"name": "admin", "role": "admin", "credentialsRef": "bench-s3"},
-  {"name": "alt", "role": "admin", "credentialsRef": "bench-alt"},
-  {"name": "tenant", "role": "admin", "credentialsRef": "bench-tenant"}
+  {"name": "alt", "role": "admin", "datasets": ["alt"], "credentialsRef": "bench-alt"},
+  {"name": "tenant", "role": "admin", "datasets": ["tenant"], "credentialsRef": "bench-tenant"}
 ]}
 JSON
 }
@@ -105,11 +106,11 @@ def nuke_bucket(client, bucket):
 suite.nuke_bucket = nuke_bucket
 PY
 
-# run_suite NAME ENDPOINT ALT-KEY ALT-SECRET TENANT-KEY TENANT-SECRET: the selection against one endpoint; the
-# JUnit report in $OUT/NAME.xml
+# run_suite NAME ENDPOINT ALT-KEY ALT-SECRET TENANT-KEY TENANT-SECRET MAIN-ID: the selection against one endpoint;
+# the JUnit report in $OUT/NAME.xml. MAIN-ID is the canonical id main's buckets and ACLs name.
 run_suite() {
   local name=$1 endpoint=$2 conf="$WORK/$1.conf" host=${2#http://}
-  local alt_access=$3 alt_secret=$4 tenant_access=$5 tenant_secret=$6
+  local alt_access=$3 alt_secret=$4 tenant_access=$5 tenant_secret=$6 main_id=$7
   cat > "$conf" <<CONF
 [DEFAULT]
 host = ${host%:*}
@@ -119,8 +120,8 @@ ssl_verify = False
 [fixtures]
 bucket prefix = s3t-{random}-
 [s3 main]
-display_name = granary
-user_id = granary
+display_name = $main_id
+user_id = $main_id
 email = main@example.com
 api_name =
 access_key = $S3_ACCESS
@@ -181,11 +182,13 @@ if [[ $TARGET != s3proxy ]]; then
   start_metadata
   start_worker bench-worker 512MiB 2GiB
   port=$(free_port)
-  start_service gateway "$port" -Dgranary.gateway.read.membership-refresh=1s "${buckets[@]}"
+  # Unsigned requests are let in: they reach what an ACL grants everyone, as the suite's anonymous tests expect.
+  start_service gateway "$port" -Dgranary.gateway.read.membership-refresh=1s -Dgranary.gateway.auth.anonymous=true \
+    "${buckets[@]}"
   GATEWAY="http://127.0.0.1:$port"
-  run_suite granary "$GATEWAY" "$ALT_ACCESS" "$ALT_SECRET" "$TENANT_ACCESS" "$TENANT_SECRET"
+  run_suite granary "$GATEWAY" "$ALT_ACCESS" "$ALT_SECRET" "$TENANT_ACCESS" "$TENANT_SECRET" admin
 fi
-[[ $TARGET == granary ]] || run_suite s3proxy "$S3_URL" "$S3_ACCESS" "$S3_SECRET" "$S3_ACCESS" "$S3_SECRET"
+[[ $TARGET == granary ]] || run_suite s3proxy "$S3_URL" "$S3_ACCESS" "$S3_SECRET" "$S3_ACCESS" "$S3_SECRET" granary
 
 # passed, failed, errors per target, then the failures grouped by the first line of their message
 $PYTHON - "$OUT" "$TARGET" <<'PY'
