@@ -3,6 +3,7 @@ package io.granary.contracts.bucket;
 import io.granary.contracts.validation.ValidationException;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -54,8 +55,8 @@ public record CorsRule(String id, List<String> allowedMethods, List<String> allo
 
     /** Whether an origin (or a requested header, case aside) matches a pattern with at most one '*'. */
     public static boolean matches(String pattern, String value, boolean ignoreCase) {
-        String p = ignoreCase ? pattern.toLowerCase(java.util.Locale.ROOT) : pattern;
-        String v = ignoreCase ? value.toLowerCase(java.util.Locale.ROOT) : value;
+        String p = ignoreCase ? pattern.toLowerCase(Locale.ROOT) : pattern;
+        String v = ignoreCase ? value.toLowerCase(Locale.ROOT) : value;
         int star = p.indexOf('*');
         if (star < 0) {
             return p.equals(v);

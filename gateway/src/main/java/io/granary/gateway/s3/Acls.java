@@ -6,7 +6,6 @@ import io.granary.contracts.bucket.Grant;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import org.w3c.dom.Element;
-import org.w3c.dom.NodeList;
 
 import java.net.URLDecoder;
 import java.net.URLEncoder;
@@ -122,15 +121,13 @@ final class Acls {
         }
         Element root = XmlBodies.root(body, "AccessControlPolicy");
         List<Grant> grants = new ArrayList<>();
-        NodeList list = root.getElementsByTagNameNS("*", "Grant");
-        for (int i = 0; i < list.getLength(); i++) {
-            Element grant = (Element) list.item(i);
+        for (Element grant : XmlBodies.elements(root, "Grant")) {
             Grant.Permission permission = permission(XmlBodies.text(grant, "Permission"));
-            NodeList grantees = grant.getElementsByTagNameNS("*", "Grantee");
-            if (grantees.getLength() != 1) {
+            List<Element> grantees = XmlBodies.elements(grant, "Grantee");
+            if (grantees.size() != 1) {
                 throw S3Exception.malformedXml("each Grant names one Grantee");
             }
-            Element grantee = (Element) grantees.item(0);
+            Element grantee = grantees.get(0);
             String id = XmlBodies.text(grantee, "ID");
             String uri = XmlBodies.text(grantee, "URI");
             String email = XmlBodies.text(grantee, "EmailAddress");

@@ -6,8 +6,6 @@ import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.validation.ValidationException;
 import io.vertx.core.http.HttpServerResponse;
 import org.w3c.dom.Element;
-import org.w3c.dom.Node;
-import org.w3c.dom.NodeList;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,9 +33,7 @@ final class Cors {
     static List<CorsRule> parse(byte[] body) {
         Element root = XmlBodies.root(body, "CORSConfiguration");
         List<CorsRule> rules = new ArrayList<>();
-        NodeList list = root.getElementsByTagNameNS("*", "CORSRule");
-        for (int i = 0; i < list.getLength(); i++) {
-            Element rule = (Element) list.item(i);
+        for (Element rule : XmlBodies.elements(root, "CORSRule")) {
             String maxAge = XmlBodies.text(rule, "MaxAgeSeconds");
             Integer seconds;
             try {
@@ -57,13 +53,7 @@ final class Cors {
     }
 
     private static List<String> texts(Element parent, String name) {
-        List<String> texts = new ArrayList<>();
-        NodeList nodes = parent.getElementsByTagNameNS("*", name);
-        for (int i = 0; i < nodes.getLength(); i++) {
-            Node node = nodes.item(i);
-            texts.add(node.getTextContent().strip());
-        }
-        return texts;
+        return XmlBodies.elements(parent, name).stream().map(element -> element.getTextContent().strip()).toList();
     }
 
     static String document(List<CorsRule> rules) {

@@ -3,7 +3,6 @@ package io.granary.gateway.s3;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpServerRequest;
 import org.w3c.dom.Element;
-import org.w3c.dom.NodeList;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -46,9 +45,8 @@ final class MultiDelete {
         Element root = XmlBodies.root(body, "Delete");
         String quiet = XmlBodies.text(root, "Quiet");
         List<String> keys = new ArrayList<>();
-        NodeList objects = root.getElementsByTagNameNS("*", "Object");
-        for (int i = 0; i < objects.getLength(); i++) {
-            String key = XmlBodies.text((Element) objects.item(i), "Key");
+        for (Element object : XmlBodies.elements(root, "Object")) {
+            String key = XmlBodies.text(object, "Key");
             if (key == null || key.isEmpty()) {
                 throw S3Exception.malformedXml("every Object needs a Key");
             }

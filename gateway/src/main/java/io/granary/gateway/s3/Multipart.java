@@ -5,7 +5,6 @@ import io.granary.ufs.UploadedPart;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpServerRequest;
 import org.w3c.dom.Element;
-import org.w3c.dom.NodeList;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -38,9 +37,7 @@ final class Multipart {
     static List<UploadedPart> parse(byte[] body) {
         Element root = XmlBodies.root(body, "CompleteMultipartUpload");
         List<UploadedPart> parts = new ArrayList<>();
-        NodeList nodes = root.getElementsByTagNameNS("*", "Part");
-        for (int i = 0; i < nodes.getLength(); i++) {
-            Element part = (Element) nodes.item(i);
+        for (Element part : XmlBodies.elements(root, "Part")) {
             String number = XmlBodies.text(part, "PartNumber");
             String etag = XmlBodies.text(part, "ETag");
             if (number == null || etag == null || !number.strip().matches("\\d{1,5}")) {

@@ -62,11 +62,7 @@ public class Permissions {
         }
         if (operation == S3Operation.CREATE_BUCKET || operation == S3Operation.UNSUPPORTED
                 || operation == S3Operation.UNKNOWN) {
-            if (caller != Authenticator.ANONYMOUS && caller.role().allows(Role.ADMIN)
-                    && operation == S3Operation.CREATE_BUCKET) {
-                return;
-            }
-            throw denied();
+            throw denied();  // a bucket is made by an admin's role alone (byRole), never by an ACL
         }
         Dataset dataset = near.dataset(request.bucket()).orElseThrow(() -> S3Exception.noSuchBucket(request.bucket()));
         String expected = request.header("x-amz-expected-bucket-owner");

@@ -252,10 +252,10 @@ public class S3Routes {
                         Map<String, String> metadata = "REPLACE".equals(request.header("x-amz-metadata-directive"))
                                 ? metadata(request)
                                 : writes.metadataNow(copy.source().dataset(), copy.source().file().path());
-                        return new Target(copy.target(), withAcl(request, caller, copy.target(), metadata)).with(copy);
+                        return new CopyTo(copy, withAcl(request, caller, copy.target(), metadata));
                     })
                     .compose(copy -> writes.copy(copy.copy().source().dataset(), copy.copy().source().file(),
-                            copy.copy().target(), request.key(), copy.target().metadata()))
+                            copy.copy().target(), request.key(), copy.metadata()))
                     .compose(file -> ok(response, copyResult("CopyObjectResult", file.etag(), file.mtime())));
             case UPLOAD_PART_COPY -> blocking(ctx, () -> new Copy(copySource(caller, request), writable(request)))
                     .compose(copy -> {
@@ -317,12 +317,10 @@ public class S3Routes {
 
     /** Where a write goes, and the metadata it keeps. */
     private record Target(Dataset dataset, Map<String, String> metadata) {
-        CopyTo with(Copy copy) {
-            return new CopyTo(copy, this);
-        }
     }
 
-    private record CopyTo(Copy copy, Target target) {
+    /** A copy, and the metadata its object keeps. */
+    private record CopyTo(Copy copy, Map<String, String> metadata) {
     }
 
     /**

@@ -13,6 +13,8 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import javax.xml.parsers.ParserConfigurationException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 /** The XML documents clients send (a multipart upload's part list, a multi-object delete), parsed safely: no DTDs, no entities. */
 final class XmlBodies {
@@ -51,6 +53,16 @@ final class XmlBodies {
             throw S3Exception.malformedXml("the root element must be " + name);
         }
         return root;
+    }
+
+    /** Every {@code name} element under {@code parent}, in any namespace, in document order. */
+    static List<Element> elements(Element parent, String name) {
+        NodeList nodes = parent.getElementsByTagNameNS("*", name);
+        List<Element> elements = new ArrayList<>(nodes.getLength());
+        for (int i = 0; i < nodes.getLength(); i++) {
+            elements.add((Element) nodes.item(i));
+        }
+        return elements;
     }
 
     /** The text of the first {@code name} element under {@code parent}, in any namespace; null when there is none. */
