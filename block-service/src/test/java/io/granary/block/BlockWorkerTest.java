@@ -42,6 +42,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -467,11 +468,18 @@ class BlockWorkerTest {
         long hits = given().get("/blocks/stats").jsonPath().getLong("hits");
         long misses = given().get("/blocks/stats").jsonPath().getLong("misses");
 
-        given().contentType(ContentType.JSON).body(Map.of("hits", Map.of(blockId, 3), "misses", 2))
+        long served = given().get("/blocks/stats").jsonPath().getLong("bytesServed");
+        long datasetBytes = given().get("/blocks/stats").jsonPath().getLong("datasets.reads.bytes");
+
+        given().contentType(ContentType.JSON).body(Map.of("hits", Map.of(blockId, 3), "misses", 2, "bytes", 5000))
                 .post("/blocks/reads/reads").then().statusCode(204);
 
         given().get("/blocks/stats").then().body("hits", equalTo((int) hits + 3))
-                .body("misses", equalTo((int) misses + 2));
+                .body("misses", equalTo((int) misses + 2))
+                .body("bytesServed", equalTo((int) served + 5000))
+                .body("datasets.reads.bytes", equalTo((int) datasetBytes + 5000));
+        given().contentType(ContentType.JSON).body(Map.of("hits", Map.of(blockId, 1), "bytes", -1))
+                .post("/blocks/reads/reads").then().statusCode(400).body("field", equalTo("bytes"));
         given().contentType(ContentType.JSON).body(Map.of("hits", Map.of(blockId, 1), "misses", -1))
                 .post("/blocks/reads/reads").then().statusCode(400).body("field", equalTo("misses"));
         given().contentType(ContentType.JSON).body(Map.of("hits", Map.of("not-a-block", 1)))
@@ -479,6 +487,23 @@ class BlockWorkerTest {
         given().contentType(ContentType.JSON).body(Map.of("hits", Map.of(blockId, 0)))
                 .post("/blocks/reads/reads").then().statusCode(400).body("field", equalTo("hits." + blockId));
         given().get("/blocks/stats").then().body("hits", equalTo((int) hits + 3));
+    }
+
+    @Test
+    void aWorkerSaysWhichBlocksItHoldsAndHowLong() {
+        reads();
+        String etag = etags.get("large/odd");
+        getBlock(worker(), "reads", "large/odd", etag, 3, null);  // the last block: 512 KiB + 123 B
+        String last = BlockId.of("reads", "large/odd", etag, 3).toString();
+        given().delete("/blocks/reads?prefix=small/f-7").then().statusCode(200);
+        String evicted = BlockId.of("reads", "small/f-7", etags.get("small/f-7"), 0).toString();
+
+        given().contentType(ContentType.JSON).body(List.of(last, evicted)).post("/blocks/reads/held").then()
+                .statusCode(200).body("size()", equalTo(1)).body("'" + last + "'", equalTo(MIB / 2 + 123));
+        given().contentType(ContentType.JSON).body(List.of(last, "not-a-block")).post("/blocks/reads/held").then()
+                .statusCode(400).body("field", equalTo("[1]"));
+        given().contentType(ContentType.JSON).body(Collections.nCopies(BlockApi.MAX_HELD_QUERY + 1, last))
+                .post("/blocks/reads/held").then().statusCode(400).body("field", equalTo("body"));
     }
 
     @Test

@@ -51,7 +51,7 @@ class JsonRoundTripTest {
         List<Object> values = List.of(
                 MOUNT,
                 spec,
-                new Dataset(spec, new DatasetStatus(DatasetPhase.BOUND, null, 3, 300, 100, 33.3, 0.5, AT, AT)),
+                new Dataset(spec, new DatasetStatus(DatasetPhase.BOUND, null, 3, 300, 100, 33.3, 0.5, 4096, AT, AT)),
                 new FileListing(List.of(new FileInfo("train/a.jpg", 10, AT, "abc")), List.of("train/b/"), "train/a.jpg"),
                 new NodeCache("node-1", 123, List.of("worker-1")),
                 new Worker("worker-1", "node-1", "http://127.0.0.1:8082", Map.of("zone", "a"), List.of(MEM), AT, true),
@@ -64,11 +64,11 @@ class JsonRoundTripTest {
                 new BlockEvent(BlockEvent.Type.CACHED, "worker-1", "node-1", "imagenet", "0".repeat(32) + "-0", 16,
                         Medium.SSD, AT),
                 new HeartbeatEvent("worker-1", "node-1", "http://127.0.0.1:8082", Map.of(), List.of(MEM), 1, 2, 3, 4,
-                        Map.of("imagenet", new ReadCounters(1, 2)), Map.of("imagenet", 16L), AT),
+                        Map.of("imagenet", new ReadCounters(1, 2, 3)), Map.of("imagenet", 16L), AT, AT),
                 DatasetEvent.fileChanged("imagenet", "a.jpg", "etag2", AT),
                 DatasetEvent.cacheFreed("imagenet", "train/", AT),
                 new BlockLoadRequest("imagenet", List.of(new BlockRef("train/a.jpg", "etag", 0)), true),
-                new LocalReads(Map.of("0".repeat(32) + "-0", 3), 1),
+                new LocalReads(Map.of("0".repeat(32) + "-0", 3), 1, 4096),
                 DatasetEvent.membership(DatasetEvent.Type.WORKER_LEFT, "worker-1", AT),
                 new DeadLetter(Topics.WORKER_HEARTBEATS, 0, 42, "worker-1", "{not json", "Unexpected character"));
 

@@ -69,6 +69,7 @@ final class AccessMatrix {
         expect("GET /blocks/stats", Role.ADMIN, Scope.GLOBAL);
         expect("POST /blocks/load", Role.CLUSTER, Scope.GLOBAL);
         expect("POST /blocks/{dataset}/reads", Role.CLUSTER, Scope.GLOBAL);
+        expect("POST /blocks/{dataset}/held", Role.CLUSTER, Scope.GLOBAL);
         expect("DELETE /blocks/{dataset}", Role.CLUSTER, Scope.GLOBAL);
         // A worker's block reads and writes are Vert.x routes, outside its OpenAPI document.
         expect("GET /blocks/{dataset}/{index}", Role.CLUSTER, Scope.GLOBAL);

@@ -12,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 
+import java.lang.management.ManagementFactory;
 import java.time.Instant;
 
 /** Tells the metadata-service every few seconds that this worker is alive, what its levels hold and what it served. */
@@ -22,6 +23,9 @@ public class HeartbeatPublisher {
     private final KafkaEvents events;
     private final BlockConfig config;
     private final String node;
+    /** The process's start, which the console and the CLI show as the worker's. */
+    private static final Instant STARTED_AT = Instant.ofEpochMilli(ManagementFactory.getRuntimeMXBean().getStartTime());
+
     private final TieredStore store;
     private final ReadStats stats;
 
@@ -40,7 +44,8 @@ public class HeartbeatPublisher {
     void beat() {
         HeartbeatEvent heartbeat = new HeartbeatEvent(config.workerId(), node, config.advertisedAddress(),
                 config.labels(), store.tiers(), stats.hits(), stats.misses(), stats.bytesServed(),
-                stats.underStoreBytesRead(), stats.byDataset(), store.bytesByDataset(), Instant.now());
+                stats.underStoreBytesRead(), stats.byDataset(), store.bytesByDataset(), STARTED_AT,
+                Instant.now());
         events.send(emitter, Topics.WORKER_HEARTBEATS, config.workerId(), heartbeat);
     }
 }

@@ -35,6 +35,7 @@ public class ReadStats {
     private final Counter missCounter;
     private final Counter bypassCounter;
     private final Counter bypassBytes;
+    private final Counter localBytes;
     private final Counter underStoreBytesCounter;
     private final Timer underStoreLatency;
     private final Counter singleFlightWaits;
@@ -49,6 +50,7 @@ public class ReadStats {
         missCounter = registry.counter("granary.block.reads", "result", "miss", "level", "none");
         bypassCounter = registry.counter("granary.block.reads", "result", "bypass", "level", "none");
         bypassBytes = registry.counter("granary.block.bytes.served", "level", "none");
+        localBytes = registry.counter("granary.block.bytes.served", "level", "local");
         underStoreBytesCounter = registry.counter("granary.understore.bytes");
         underStoreLatency = Timer.builder("granary.understore.read.latency")
                 .description("time until the under-store answers a block read").publishPercentileHistogram()
@@ -84,9 +86,20 @@ public class ReadStats {
         }
     }
 
-    public void served(long bytes, Medium level) {
+    /** Bytes this worker sent a reader of the dataset, from a level or ({@code level} null) the under-store. */
+    public void served(String dataset, long bytes, Medium level) {
         bytesServed.add(bytes);
+        reads(dataset).bytes.add(bytes);
         (level == null ? bypassBytes : servedByLevel.get(level)).increment(bytes);
+    }
+
+    /** Bytes a reader on this node read from this worker's files itself (short-circuit). */
+    public void servedLocally(String dataset, long bytes) {
+        if (bytes > 0) {
+            bytesServed.add(bytes);
+            reads(dataset).bytes.add(bytes);
+            localBytes.increment(bytes);
+        }
     }
 
     public void underStoreRead(Duration latency) {
@@ -133,7 +146,8 @@ public class ReadStats {
 
     public Map<String, ReadCounters> byDataset() {
         Map<String, ReadCounters> counters = new TreeMap<>();
-        datasets.forEach((name, reads) -> counters.put(name, new ReadCounters(reads.hits.sum(), reads.misses.sum())));
+        datasets.forEach((name, reads) -> counters.put(name, new ReadCounters(reads.hits.sum(), reads.misses.sum(),
+                reads.bytes.sum())));
         return counters;
     }
 
@@ -144,5 +158,6 @@ public class ReadStats {
     private static final class DatasetReads {
         final LongAdder hits = new LongAdder();
         final LongAdder misses = new LongAdder();
+        final LongAdder bytes = new LongAdder();
     }
 }

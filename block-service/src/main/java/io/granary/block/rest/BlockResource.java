@@ -5,6 +5,7 @@ import io.granary.block.fill.BatchLoader;
 import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockKey;
 import io.granary.block.store.TieredStore;
+import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.block.BlockLoadRequest;
 import io.granary.contracts.block.BlockLoadResult;
@@ -23,6 +24,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -86,6 +88,9 @@ public class BlockResource {
         if (reads.misses() < 0) {
             throw new ValidationException("misses", "must not be negative");
         }
+        if (reads.bytes() < 0) {
+            throw new ValidationException("bytes", "must not be negative");
+        }
         Map<BlockKey, Integer> hits = new HashMap<>();
         reads.hits().forEach((id, count) -> {
             if (count < 1) {
@@ -100,6 +105,34 @@ public class BlockResource {
         // A block evicted since it was read is not counted: its level is gone with it.
         hits.forEach((key, count) -> store.find(key).ifPresent(block -> stats.hits(dataset, block.medium(), count)));
         stats.misses(dataset, reads.misses());
+        stats.servedLocally(dataset, reads.bytes());
+    }
+
+    /** Which of these blocks this worker holds, and their lengths: what a listing shows as cached. */
+    @POST
+    @Path("{dataset}/held")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Map<String, Long> held(@PathParam("dataset") String dataset, List<String> ids) {
+        Check.datasetName("dataset", dataset);
+        if (ids == null) {
+            throw new ValidationException("body", "a list of block ids is required");
+        }
+        if (ids.size() > BlockApi.MAX_HELD_QUERY) {
+            throw new ValidationException("body", "at most " + BlockApi.MAX_HELD_QUERY + " block ids at once, not "
+                    + ids.size());
+        }
+        Map<String, Long> held = new HashMap<>();
+        for (int i = 0; i < ids.size(); i++) {
+            String text = ids.get(i);
+            BlockId id;
+            try {
+                id = BlockId.parse(text);
+            } catch (IllegalArgumentException e) {
+                throw new ValidationException("[" + i + "]", e.getMessage());
+            }
+            store.find(new BlockKey(dataset, id)).ifPresent(block -> held.put(text, block.length()));
+        }
+        return held;
     }
 
     /** Drops the dataset's blocks, or those of files under {@code prefix}. */

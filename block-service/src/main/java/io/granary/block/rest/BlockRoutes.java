@@ -164,7 +164,7 @@ public class BlockRoutes {
         }
         response.sendFile(block.file().toString(), slice.offset(), slice.length()).onComplete(sent -> {
             if (sent.succeeded()) {
-                stats.served(slice.length(), block.medium());
+                stats.served(request.dataset(), slice.length(), block.medium());
             } else if (retryIfGone && !response.headWritten()) {
                 // Moved to a lower level or evicted between lookup and open: look again (and fill if need be).
                 LOG.debugf("block %s moved while being sent: %s", block.key(), sent.cause().getMessage());
@@ -206,7 +206,7 @@ public class BlockRoutes {
                     // Waiting for each write to reach the socket is the back-pressure of this blocking copy.
                     response.write(Buffer.buffer(n).appendBytes(chunk, 0, n)).toCompletionStage().toCompletableFuture()
                             .join();
-                    stats.served(n, null);
+                    stats.served(request.dataset(), n, null);
                     n = in.readNBytes(chunk, 0, CHUNK);
                 }
             }

@@ -13,6 +13,7 @@ import java.nio.file.Path;
  * PUT    /blocks/{dataset}/{index}?path=P&amp;etag=E   write-through: the body is the whole block
  * POST   /blocks/load                             a {@link BlockLoadRequest}, answered with a {@link BlockLoadResult}
  * POST   /blocks/{dataset}/reads                  a {@link LocalReads} report of short-circuit reads (204)
+ * POST   /blocks/{dataset}/held                   a list of block ids, answered with the length of each held here
  * DELETE /blocks/{dataset}?prefix=P               evict the dataset's blocks (under a path prefix)
  * GET    /blocks/stats                            levels, counters
  * </pre>
@@ -29,6 +30,8 @@ public final class BlockApi {
     public static final String HIT = "hit";
     public static final String MISS = "miss";
     public static final String BYPASS = "bypass";
+    /** Block ids one {@code held} question may name. */
+    public static final int MAX_HELD_QUERY = 10_000;
 
     private BlockApi() {
     }
@@ -36,6 +39,11 @@ public final class BlockApi {
     /** Where a gateway reports the reads it served from this worker's files. */
     public static String readsPath(String dataset) {
         return ROOT + '/' + dataset + "/reads";
+    }
+
+    /** Where the metadata-service asks which of a dataset's blocks a worker holds. */
+    public static String heldPath(String dataset) {
+        return ROOT + '/' + dataset + "/held";
     }
 
     /**

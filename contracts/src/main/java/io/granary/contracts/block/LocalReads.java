@@ -9,8 +9,9 @@ import java.util.Map;
  *
  * @param hits   block id → how many reads found the block's file
  * @param misses reads whose block the worker had to fill first
+ * @param bytes  bytes those reads sent
  */
-public record LocalReads(Map<String, Integer> hits, int misses) {
+public record LocalReads(Map<String, Integer> hits, int misses, long bytes) {
 
     public LocalReads {
         hits = hits == null ? Map.of() : Map.copyOf(hits);

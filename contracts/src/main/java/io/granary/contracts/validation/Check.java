@@ -1,11 +1,14 @@
 package io.granary.contracts.validation;
 
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /** The few checks the contracts share, each failing with the field it was given. */
 public final class Check {
 
     /** RFC 1123 label as Kubernetes uses it; a dataset name is also an S3 bucket name, hence 3 characters at least. */
+    /** Names whose path-style bucket the gateway's own paths would hide. */
+    private static final Set<String> RESERVED_NAMES = Set.of("api", "console");
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
 
     /** Kubernetes Secret names (DNS-1123 subdomain). */

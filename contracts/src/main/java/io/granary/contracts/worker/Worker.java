@@ -13,13 +13,29 @@ import java.util.Map;
  * @param labels        matched against a dataset's nodeSelector
  * @param lastHeartbeat when it last reported
  * @param live          false once it missed too many heartbeats
+ * @param startedAt     when the worker process started; null when it never said
+ * @param hits          block reads it served from cache since it started
+ * @param misses        block reads it had to fetch from the under-store
+ * @param bytesServed   bytes readers got from it (sent, or read from its files on its node)
  */
 public record Worker(String id, String node, String address, Map<String, String> labels, List<Tier> tiers,
-                     Instant lastHeartbeat, boolean live) {
+                     Instant lastHeartbeat, boolean live, Instant startedAt, long hits, long misses,
+                     long bytesServed) {
 
     public Worker {
         labels = labels == null ? Map.of() : Map.copyOf(labels);
         tiers = tiers == null ? List.of() : List.copyOf(tiers);
+    }
+
+    /** A worker known before any heartbeat said what it read. */
+    public Worker(String id, String node, String address, Map<String, String> labels, List<Tier> tiers,
+                  Instant lastHeartbeat, boolean live) {
+        this(id, node, address, labels, tiers, lastHeartbeat, live, null, 0, 0, 0);
+    }
+
+    /** The same worker, counted out of the membership after missing its heartbeats. */
+    public Worker left() {
+        return new Worker(id, node, address, labels, tiers, lastHeartbeat, false, startedAt, hits, misses, bytesServed);
     }
 
     /** True when every entry of the selector is among this worker's labels; an empty selector takes everyone. */

@@ -54,11 +54,14 @@ public class LocalReadReports {
         this.json = json;
     }
 
-    /** A read of {@code blockId} sent from {@code owner}'s file; {@code filled}: the owner filled it for this read. */
-    void read(Worker owner, String dataset, String blockId, boolean filled) {
+    /**
+     * A read of {@code bytes} of {@code blockId} sent from {@code owner}'s file; {@code filled}: the owner filled it
+     * for this read.
+     */
+    void read(Worker owner, String dataset, String blockId, long bytes, boolean filled) {
         // compute: atomic with the flush's remove, so no read lands in a batch already sent
         pending.compute(new Target(owner.id(), owner.address(), dataset),
-                (target, batch) -> (batch == null ? new Pending() : batch).add(blockId, filled));
+                (target, batch) -> (batch == null ? new Pending() : batch).add(blockId, bytes, filled));
     }
 
     @Scheduled(every = "${granary.gateway.read.report-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
@@ -66,7 +69,7 @@ public class LocalReadReports {
         for (Target target : List.copyOf(pending.keySet())) {
             Pending batch = pending.remove(target);
             if (batch != null) {
-                send(target, new LocalReads(batch.hits, batch.misses)).onFailure(failure ->
+                send(target, new LocalReads(batch.hits, batch.misses, batch.bytes)).onFailure(failure ->
                         LOG.debugf("reads not reported to %s: %s", target.workerId(), failure.getMessage()));
             }
         }
@@ -101,8 +104,10 @@ public class LocalReadReports {
     private static final class Pending {
         final Map<String, Integer> hits = new HashMap<>();
         int misses;
+        long bytes;
 
-        Pending add(String blockId, boolean filled) {
+        Pending add(String blockId, long read, boolean filled) {
+            bytes += read;
             if (filled) {
                 misses++;
             } else if (hits.size() < MAX_BLOCKS || hits.containsKey(blockId)) {

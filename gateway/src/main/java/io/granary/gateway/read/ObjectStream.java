@@ -107,7 +107,7 @@ final class ObjectStream {
         ZeroCopy.send(request, local.file(), slice.offsetInBlock(), slice.length()).onComplete(sent -> {
             if (sent.succeeded()) {
                 reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());
-                reads.localReads.read(local.owner(), dataset.name(), blockId, filled);
+                reads.localReads.read(local.owner(), dataset.name(), blockId, slice.length(), filled);
                 advance();
             } else if (!done.future().isComplete()) {
                 LOG.debugf("block %d of %s could not be sent from %s: %s", slice.index(), file.path(),

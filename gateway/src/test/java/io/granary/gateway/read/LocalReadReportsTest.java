@@ -92,7 +92,7 @@ class LocalReadReportsTest {
 
     /** Flushes what is pending, then proves nothing else was sent: a marker read is the next and only report. */
     private void assertNothingMoreAfter(Worker worker) throws InterruptedException {
-        reports.read(worker, "marker", "marker-block", false);
+        reports.read(worker, "marker", "marker-block", 100, false);
         reports.flush();
         assertThat(next(1)).singleElement().satisfies(report -> assertThat(report.path()).endsWith("/marker/reads"));
         assertThat(received).isEmpty();
@@ -101,12 +101,12 @@ class LocalReadReportsTest {
     @Test
     void readsFoundAreHitsPerBlockAndFilledOnesAreMisses() throws InterruptedException {
         Worker w1 = worker("w1", 204);
-        reports.read(w1, "imagenet", "b1", false);
-        reports.read(w1, "imagenet", "b1", false);
-        reports.read(w1, "imagenet", "b2", false);
-        reports.read(w1, "imagenet", "b1", false);
-        reports.read(w1, "imagenet", "b3", true);
-        reports.read(w1, "imagenet", "b3", true);
+        reports.read(w1, "imagenet", "b1", 100, false);
+        reports.read(w1, "imagenet", "b1", 100, false);
+        reports.read(w1, "imagenet", "b2", 100, false);
+        reports.read(w1, "imagenet", "b1", 100, false);
+        reports.read(w1, "imagenet", "b3", 100, true);
+        reports.read(w1, "imagenet", "b3", 100, true);
 
         reports.flush();
 
@@ -121,33 +121,33 @@ class LocalReadReportsTest {
     void eachWorkerGetsAReportPerDataset() throws InterruptedException {
         Worker w1 = worker("w1", 204);
         Worker w2 = worker("w2", 204);
-        reports.read(w1, "imagenet", "a1", false);
-        reports.read(w1, "coco", "c1", false);
-        reports.read(w1, "coco", "c2", true);
-        reports.read(w2, "imagenet", "a2", false);
+        reports.read(w1, "imagenet", "a1", 100, false);
+        reports.read(w1, "coco", "c1", 100, false);
+        reports.read(w1, "coco", "c2", 100, true);
+        reports.read(w2, "imagenet", "a2", 100, false);
 
         reports.flush();
 
         Map<String, LocalReads> byTarget = new HashMap<>();
         next(3).forEach(report -> byTarget.put(report.worker() + " " + report.path(), report.reads()));
         assertThat(byTarget).containsOnly(
-                entry("w1 POST /blocks/imagenet/reads", new LocalReads(Map.of("a1", 1), 0)),
-                entry("w1 POST /blocks/coco/reads", new LocalReads(Map.of("c1", 1), 1)),
-                entry("w2 POST /blocks/imagenet/reads", new LocalReads(Map.of("a2", 1), 0)));
+                entry("w1 POST /blocks/imagenet/reads", new LocalReads(Map.of("a1", 1), 0, 100)),
+                entry("w1 POST /blocks/coco/reads", new LocalReads(Map.of("c1", 1), 1, 200)),
+                entry("w2 POST /blocks/imagenet/reads", new LocalReads(Map.of("a2", 1), 0, 100)));
         assertNothingMoreAfter(w1);
     }
 
     @Test
     void aReportIsSentOnceAndTheNextHoldsOnlyLaterReads() throws InterruptedException {
         Worker w1 = worker("w1", 204);
-        reports.read(w1, "imagenet", "b1", false);
+        reports.read(w1, "imagenet", "b1", 100, false);
         reports.flush();
         assertThat(next(1).get(0).reads().hits()).containsOnly(entry("b1", 1));
 
-        reports.read(w1, "imagenet", "b2", true);
+        reports.read(w1, "imagenet", "b2", 100, true);
         reports.flush();
 
-        assertThat(next(1).get(0).reads()).isEqualTo(new LocalReads(Map.of(), 1));
+        assertThat(next(1).get(0).reads()).isEqualTo(new LocalReads(Map.of(), 1, 100));
         assertNothingMoreAfter(w1);
     }
 
@@ -165,8 +165,8 @@ class LocalReadReportsTest {
     void aWorkerAtANewAddressIsReportedThere() throws InterruptedException {
         Worker before = worker("w1", 204);
         Worker moved = worker("w1", 204);  // same id, restarted elsewhere
-        reports.read(before, "imagenet", "b1", false);
-        reports.read(moved, "imagenet", "b2", false);
+        reports.read(before, "imagenet", "b1", 100, false);
+        reports.read(moved, "imagenet", "b2", 100, false);
 
         reports.flush();
 
@@ -179,11 +179,11 @@ class LocalReadReportsTest {
     void aReportIsCappedAtMaxBlocksButKnownBlocksAndMissesStillCount() throws InterruptedException {
         Worker w1 = worker("w1", 204);
         for (int i = 0; i < LocalReadReports.MAX_BLOCKS; i++) {
-            reports.read(w1, "imagenet", "b" + i, false);
+            reports.read(w1, "imagenet", "b" + i, 100, false);
         }
-        reports.read(w1, "imagenet", "one-too-many", false);
-        reports.read(w1, "imagenet", "b0", false);
-        reports.read(w1, "imagenet", "filled", true);
+        reports.read(w1, "imagenet", "one-too-many", 100, false);
+        reports.read(w1, "imagenet", "b0", 100, false);
+        reports.read(w1, "imagenet", "filled", 100, true);
 
         reports.flush();
 
@@ -196,11 +196,11 @@ class LocalReadReportsTest {
     @Test
     void aRefusedReportIsDroppedNotSentAgain() throws InterruptedException {
         Worker refusing = worker("w1", 500);
-        reports.read(refusing, "imagenet", "b1", false);
+        reports.read(refusing, "imagenet", "b1", 100, false);
         reports.flush();
         assertThat(next(1).get(0).reads().hits()).containsOnly(entry("b1", 1));
 
-        reports.read(refusing, "imagenet", "b2", false);
+        reports.read(refusing, "imagenet", "b2", 100, false);
         reports.flush();
 
         assertThat(next(1).get(0).reads().hits()).as("best effort: b1 is not sent again").containsOnly(entry("b2", 1));
@@ -210,8 +210,8 @@ class LocalReadReportsTest {
     void aWorkerThatIsGoneDoesNotStopTheOthersReports() throws InterruptedException {
         Worker gone = Local.worker("w0", Local.deadAddress(vertx));
         Worker w1 = worker("w1", 204);
-        reports.read(gone, "imagenet", "b0", false);
-        reports.read(w1, "imagenet", "b1", false);
+        reports.read(gone, "imagenet", "b0", 100, false);
+        reports.read(w1, "imagenet", "b1", 100, false);
 
         reports.flush();
 

@@ -15,9 +15,11 @@ import io.granary.kit.rest.NotFoundException;
 import io.granary.kit.security.AccessFilter;
 import io.granary.kit.security.Caller;
 import io.granary.metadata.service.CacheStatistics;
+import io.granary.metadata.service.CachedFiles;
 import io.granary.metadata.service.DatasetService;
 import io.granary.metadata.store.FileTree;
 import io.micrometer.core.annotation.Timed;
+import io.smallrye.common.annotation.Blocking;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -38,6 +40,7 @@ import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /** Datasets and their metadata, all answered from the replicated metadata cache. */
@@ -49,10 +52,13 @@ public class DatasetResource {
     private final DatasetService datasets;
     private final FileTree files;
     private final CacheStatistics statistics;
+    private final CachedFiles cachedFiles;
     private final ObjectMapper json;
 
-    DatasetResource(DatasetService datasets, FileTree files, CacheStatistics statistics, ObjectMapper json) {
+    DatasetResource(DatasetService datasets, FileTree files, CacheStatistics statistics, CachedFiles cachedFiles,
+                    ObjectMapper json) {
         this.json = json;
+        this.cachedFiles = cachedFiles;
         this.datasets = datasets;
         this.files = files;
         this.statistics = statistics;
@@ -122,14 +128,19 @@ public class DatasetResource {
     @GET
     @Path(MetadataApi.FILES)
     @Timed(value = "granary.metadata.listing", description = "Listing a dataset's files from the metadata cache")
-    public FileListing files(@PathParam("name") String name, @QueryParam("prefix") String prefix,
-                             @QueryParam("delimiter") String delimiter, @QueryParam("cursor") String cursor,
-                             @QueryParam("limit") @DefaultValue("1000") int limit) {
-        datasets.require(name);
+    @Blocking  // the listing reads the metadata cache; asking the workers is what is asynchronous
+    public CompletionStage<FileListing> files(@PathParam("name") String name, @QueryParam("prefix") String prefix,
+                                              @QueryParam("delimiter") String delimiter,
+                                              @QueryParam("cursor") String cursor,
+                                              @QueryParam("limit") @DefaultValue("1000") int limit,
+                                              @QueryParam("cached") boolean cached) {
+        Dataset dataset = datasets.get(name);
         if (limit < 1 || limit > FileTree.MAX_PAGE) {
             throw new ValidationException("limit", "must be between 1 and " + FileTree.MAX_PAGE + ", not " + limit);
         }
-        return files.list(name, DatasetPaths.normalize("prefix", prefix), delimiter, cursor, limit);
+        FileListing page = files.list(name, DatasetPaths.normalize("prefix", prefix), delimiter, cursor, limit);
+        return cached ? cachedFiles.of(dataset.spec(), page.files()).thenApply(page::withCachedBytes)
+                : CompletableFuture.completedFuture(page);
     }
 
     @GET

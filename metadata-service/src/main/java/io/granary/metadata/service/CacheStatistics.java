@@ -12,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -88,5 +89,11 @@ public class CacheStatistics {
             }
         }
         return reads == 0 ? null : (double) hits / reads;
+    }
+
+    /** Bytes readers of the dataset got from all workers, as their last heartbeats counted them. */
+    public long bytesRead(String dataset) {
+        return workers.all().stream().map(state -> state.reads().get(dataset)).filter(Objects::nonNull)
+                .mapToLong(ReadCounters::bytes).sum();
     }
 }

@@ -241,7 +241,7 @@ public class DatasetService {
     /** Cache figures are computed when read, never stored: block events and heartbeats move them. */
     private Dataset withStatistics(Dataset dataset) {
         return new Dataset(dataset.spec(), dataset.status().withCache(cachedBytes.total(dataset.name()),
-                statistics.hitRatio(dataset.name())));
+                statistics.hitRatio(dataset.name()), statistics.bytesRead(dataset.name())));
     }
 
     @PreDestroy

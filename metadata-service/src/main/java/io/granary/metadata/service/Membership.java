@@ -48,7 +48,7 @@ public class Membership {
 
     public void heartbeat(HeartbeatEvent beat) {
         Worker worker = new Worker(beat.workerId(), beat.node(), beat.address(), beat.labels(), beat.tiers(),
-                clock.instant(), true);
+                clock.instant(), true, beat.startedAt(), beat.hits(), beat.misses(), beat.bytesServed());
         Optional<WorkerState> before = workers.put(new WorkerState(worker, beat.datasets()));
         if (before.isEmpty() || !before.get().worker().live()) {
             LOG.infof("worker %s on %s joined", worker.id(), worker.node());
@@ -69,8 +69,7 @@ public class Membership {
         List<WorkerState> lost = workers.updateEach(state -> {
             Worker w = state.worker();
             return w.live() && w.lastHeartbeat().isBefore(cutoff)
-                    ? Optional.of(new WorkerState(new Worker(w.id(), w.node(), w.address(), w.labels(), w.tiers(),
-                    w.lastHeartbeat(), false), state.reads()))
+                    ? Optional.of(new WorkerState(w.left(), state.reads()))
                     : Optional.empty();
         });
         for (WorkerState state : lost) {
