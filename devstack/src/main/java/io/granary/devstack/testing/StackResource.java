@@ -109,6 +109,16 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
                 properties.put("granary.block.levels[0].quota", "256MiB");
                 properties.put("granary.block.levels[1].quota", "1GiB");
             }
+            case "preload-service" -> {
+                // its defaults serve the local profile as they are
+            }
+            case "gateway" -> {
+                String preload = config.get("test.preload-service-url");
+                if (preload != null) {
+                    properties.put("granary.gateway.preload-url", preload);
+                }
+                properties.put("granary.gateway.read.membership-refresh", "1s");
+            }
             default -> throw new IllegalArgumentException("StackResource cannot run " + module + " yet");
         }
         return properties;
