@@ -27,7 +27,8 @@ import java.util.Map;
  * reads as its neighbours do ({@code granary.allowed-roots}: the local root, {@code granary.metadata-url} once a
  * metadata-service runs), a fresh {@code test.work-dir} for the service under test, and
  * {@code test.<module>-url} for each service ({@code <module>-2-url} for its second instance...) and
- * {@code test.<module>-pid}, so a test can kill one.
+ * {@code test.<module>-pid}, so a test can kill one. An init arg {@code <module>:<property>} sets that property
+ * of the module's instances.
  */
 public class StackResource implements QuarkusTestResourceLifecycleManager {
 
@@ -39,12 +40,21 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
     private final S3Resource s3 = new S3Resource();
     private final List<ServiceProcess> services = new ArrayList<>();
     private List<String> modules = List.of();
+    /** Settings of one module's instances, from init args named {@code <module>:<property>}. */
+    private final Map<String, Map<String, String>> extra = new HashMap<>();
     private Path dir;
 
     @Override
     public void init(Map<String, String> initArgs) {
         String names = initArgs.getOrDefault("services", "");
         modules = names.isBlank() ? List.of() : List.of(names.split(","));
+        initArgs.forEach((key, value) -> {
+            int colon = key.indexOf(':');
+            if (colon > 0) {
+                extra.computeIfAbsent(key.substring(0, colon), module -> new HashMap<>()).put(key.substring(colon + 1),
+                        value);
+            }
+        });
     }
 
     @Override
@@ -121,6 +131,7 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
             }
             default -> throw new IllegalArgumentException("StackResource cannot run " + module + " yet");
         }
+        properties.putAll(extra.getOrDefault(module, Map.of()));
         return properties;
     }
 

@@ -7,6 +7,7 @@ import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.kit.sigv4.Principal;
 import io.granary.gateway.client.NearCache;
+import io.granary.gateway.console.Console;
 import io.granary.gateway.metrics.GatewayMetrics;
 import io.granary.gateway.write.ObjectWrites;
 import io.granary.kit.config.GranaryConfig;
@@ -91,7 +92,7 @@ public class S3Routes {
 
     private void handle(RoutingContext ctx) {
         String path = ctx.request().path();
-        if (path.startsWith("/q/") || path.equals("/q") || path.startsWith("/api/")) {
+        if (path.startsWith("/q/") || path.equals("/q") || path.startsWith("/api/") || Console.serves(path)) {
             ctx.next();
             return;
         }

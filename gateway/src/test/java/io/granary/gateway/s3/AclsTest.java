@@ -4,6 +4,7 @@ import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
+import io.granary.gateway.GatewayStack;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -46,8 +47,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * attributes or an S3 store's metadata.
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false,
-        initArgs = @ResourceArg(name = "services", value = "metadata-service,block-service,block-service"))
+@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false, initArgs = {
+        @ResourceArg(name = "services", value = GatewayStack.SERVICES),
+        @ResourceArg(name = GatewayStack.PRELOAD_RATE, value = GatewayStack.PRELOAD_RATE_VALUE)})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AclsTest {
 

@@ -4,6 +4,7 @@ import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
+import io.granary.gateway.GatewayStack;
 import io.granary.ufs.ObjectMetadata;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
@@ -48,8 +49,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * ETags that mean what clients take them for, and objects copied server-side (CopyObject, UploadPartCopy).
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false,
-        initArgs = @ResourceArg(name = "services", value = "metadata-service,block-service,block-service"))
+@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false, initArgs = {
+        @ResourceArg(name = "services", value = GatewayStack.SERVICES),
+        @ResourceArg(name = GatewayStack.PRELOAD_RATE, value = GatewayStack.PRELOAD_RATE_VALUE)})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BucketsTest {
 

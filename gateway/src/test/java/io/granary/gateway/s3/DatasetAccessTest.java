@@ -5,6 +5,7 @@ import io.granary.devstack.testing.Identities.Identity;
 import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.S3Resource;
 import io.granary.devstack.testing.StackResource;
+import io.granary.gateway.GatewayStack;
 import io.granary.ufs.Credentials;
 import io.granary.ufs.S3Location;
 import io.granary.ufs.S3UnderStore;
@@ -45,8 +46,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * SDK, a presigned URL or a signed management call, and a reader writes nowhere.
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false,
-        initArgs = @ResourceArg(name = "services", value = "metadata-service,block-service,block-service"))
+@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false, initArgs = {
+        @ResourceArg(name = "services", value = GatewayStack.SERVICES),
+        @ResourceArg(name = GatewayStack.PRELOAD_RATE, value = GatewayStack.PRELOAD_RATE_VALUE)})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DatasetAccessTest {
 

@@ -5,6 +5,7 @@ import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.S3Resource;
 import io.granary.devstack.testing.StackResource;
+import io.granary.gateway.GatewayStack;
 import io.granary.ufs.Credentials;
 import io.granary.ufs.S3Location;
 import io.granary.ufs.ObjectNotFoundException;
@@ -63,8 +64,9 @@ import static org.awaitility.Awaitility.await;
  * block workers, Kafka, and S3Proxy as the under-store. Methods run in order: the last one kills a worker.
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false,
-        initArgs = @ResourceArg(name = "services", value = "metadata-service,block-service,block-service"))
+@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false, initArgs = {
+        @ResourceArg(name = "services", value = GatewayStack.SERVICES),
+        @ResourceArg(name = GatewayStack.PRELOAD_RATE, value = GatewayStack.PRELOAD_RATE_VALUE)})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class S3ApiTest {

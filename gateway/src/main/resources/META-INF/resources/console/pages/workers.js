@@ -1,0 +1,61 @@
+// The cache workers: liveness, how well they serve, how full each storage tier is. Refreshed every 2 s.
+
+import { call } from '../api.js';
+import { bar, fillBar, h, thead } from '../dom.js';
+import { ago, bytes, ratio } from '../format.js';
+import { every } from '../poll.js';
+import { keyedRows } from '../rows.js';
+
+function tierLine(tier) {
+  const meter = bar();
+  fillBar(meter, tier.quotaBytes > 0 ? (100 * tier.usedBytes) / tier.quotaBytes : 0);
+  return h('div', { className: 'tier', title: tier.path },
+    meter, `${tier.medium} ${bytes(tier.usedBytes)} / ${bytes(tier.quotaBytes)}`);
+}
+
+function workerRow({ id }) {
+  const address = h('div', { className: 'muted' });
+  const node = h('td');
+  const state = h('span', { className: 'state' });
+  const heartbeat = h('div', { className: 'muted' });
+  const up = h('td');
+  const hits = h('td', { className: 'num' });
+  const served = h('td', { className: 'num' });
+  const tiers = h('td');
+  const tr = h('tr', { 'data-worker': id },
+    h('td', { className: 'id' }, id, address), node, h('td', {}, state, heartbeat), up, hits, served, tiers);
+  return {
+    tr,
+    update(w) {
+      address.textContent = w.address;
+      node.textContent = w.node;
+      state.textContent = w.live ? 'live' : 'down';
+      state.dataset.live = w.live;
+      heartbeat.textContent = `heartbeat ${ago(w.lastHeartbeat)}`;
+      up.textContent = ago(w.startedAt);
+      const reads = w.hits + w.misses;
+      hits.textContent = ratio(reads > 0 ? w.hits / reads : null);
+      served.textContent = bytes(w.bytesServed);
+      tiers.replaceChildren(...w.tiers.map(tierLine));
+    },
+  };
+}
+
+export function workersPage(view, _params, signal) {
+  const tbody = h('tbody');
+  const empty = h('p', { className: 'empty', hidden: true }, 'No workers have registered.');
+  view.append(
+    h('h1', {}, 'Workers'),
+    h('table', { id: 'workers' },
+      thead('Worker', 'Node', 'State', 'Up since', 'Hit ratio', 'Bytes served', 'Tiers'), tbody),
+    empty);
+  const show = keyedRows(tbody, w => w.id, workerRow);
+
+  // Needs the admin role: a 403 stays on this page as an error, as any other failure does.
+  every(2000, async () => {
+    const workers = await call('/api/v1/workers', { signal });
+    workers.sort((a, b) => a.id.localeCompare(b.id));
+    show(workers);
+    empty.hidden = workers.length > 0;
+  }, signal);
+}
