@@ -80,7 +80,7 @@ class GranaryCliTest {
 
         Run table = granary("dataset", "ls");
         assertThat(table.exit()).isZero();
-        assertThat(table.out().lines().findFirst().orElseThrow()).startsWith("name").contains("phase", "cached");
+        assertThat(table.out().lines().findFirst().orElseThrow()).startsWith("NAME").contains("PHASE", "CACHED");
         assertThat(table.out()).containsPattern("photos\\s+Bound\\s+" + (SAMPLES + 1) + "\\s");
         assertThat(table.out().lines()).allSatisfy(line -> assertThat(line.length()).isLessThanOrEqualTo(80));
 
@@ -171,7 +171,7 @@ class GranaryCliTest {
 
         Run top = granary("top", "--count", "2", "--interval", "0.5");
         assertThat(top.exit()).isZero();
-        assertThat(top.out()).contains("dataset", "read/s", "photos", "worker", "levels (used/quota)");
+        assertThat(top.out()).contains("DATASET", "READ/S", "photos", "WORKER", "LEVELS (USED/QUOTA)");
     }
 
     @Test

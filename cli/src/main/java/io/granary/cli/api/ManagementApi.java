@@ -29,6 +29,8 @@ import java.util.stream.Stream;
 public final class ManagementApi {
 
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+    private static final TypeReference<Object> ANY = new TypeReference<>() {
+    };
 
     private final URI endpoint;
     private final String token;
@@ -58,6 +60,16 @@ public final class ManagementApi {
     /** A DELETE; the answer (if any) as {@code type}, or null for 204. */
     public <T> T delete(String path, TypeReference<T> type) {
         return call("DELETE", path, null, type);
+    }
+
+    /** A DELETE whose answer says nothing more than its status. */
+    public void delete(String path) {
+        call("DELETE", path, null, ANY);
+    }
+
+    /** A POST with no body, whose answer says nothing more than its status. */
+    public void post(String path) {
+        call("POST", path, null, ANY);
     }
 
     /**

@@ -1,25 +1,15 @@
 package io.granary.cli.commands;
 
-import com.fasterxml.jackson.core.type.TypeReference;
 import io.granary.cli.Exit;
 import io.granary.cli.api.ManagementApi;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /** {@code granary cache free DATASET[/PATH]}: drop cached blocks on every worker; the under-store keeps the data. */
 @Command(name = "cache", mixinStandardHelpOptions = true, description = "Manage what the workers cache.",
-        subcommands = CacheCommand.Free.class)
-public final class CacheCommand implements Runnable {
-
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
+        subcommands = CacheCommand.Free.class, footerHeading = "%nExample:%n",
+        footer = "  granary cache free photos/train/")
+public final class CacheCommand extends CommandGroup {
 
     @Command(name = "free", mixinStandardHelpOptions = true,
             description = "Free the cache of a dataset, or of a file or directory in it, on every worker.",
@@ -33,8 +23,7 @@ public final class CacheCommand implements Runnable {
         public Integer call() {
             DatasetPath where = DatasetPath.parse(target);
             api().delete(where.datasetUri() + "/cache" + (where.path().isEmpty() ? ""
-                    : "?path=" + ManagementApi.segment(where.path())), new TypeReference<Object>() {
-            });
+                    : "?path=" + ManagementApi.segment(where.path())));
             out().println("freeing the cache of " + where + " on every worker (granary dataset get " + where.dataset()
                     + " shows it fall)");
             return Exit.OK;

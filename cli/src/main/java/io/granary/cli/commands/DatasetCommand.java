@@ -11,8 +11,6 @@ import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.contracts.dataset.DatasetStatus;
 import io.granary.contracts.dataset.Mount;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -26,22 +24,15 @@ import java.util.stream.Collectors;
 
 /** {@code granary dataset ...}: a bucket of the under-store mounted as a dataset, and what became of it. */
 @Command(name = "dataset", description = "Create, list, inspect, sync and delete datasets.",
-        mixinStandardHelpOptions = true,
+        mixinStandardHelpOptions = true, footerHeading = "%nExamples:%n",
+        footer = {"  granary dataset create photos --mount file:///data/photos --wait", "  granary dataset ls -o json"},
         subcommands = {DatasetCommand.Create.class, DatasetCommand.Listing.class, DatasetCommand.Get.class,
                 DatasetCommand.Remove.class, DatasetCommand.Sync.class})
-public final class DatasetCommand implements Runnable {
+public final class DatasetCommand extends CommandGroup {
 
     static final String DATASETS = "/api/v1/datasets";
     private static final TypeReference<Dataset> DATASET = new TypeReference<>() {
     };
-
-    @Spec
-    CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
 
     @Command(name = "create", mixinStandardHelpOptions = true,
             description = "Mount an under-store location as a dataset (and S3 bucket) NAME.",
@@ -89,7 +80,7 @@ public final class DatasetCommand implements Runnable {
 
         private Dataset awaitBound(Dataset created) throws InterruptedException {
             Dataset dataset = created;
-            String uri = new DatasetPath(name, "").datasetUri();
+            String uri = DatasetPath.uri(name);
             while (dataset.status().phase() == DatasetPhase.PENDING) {
                 Thread.sleep(250);
                 dataset = api().get(uri, DATASET);
@@ -137,7 +128,7 @@ public final class DatasetCommand implements Runnable {
 
         @Override
         public Integer call() {
-            Dataset dataset = api().get(new DatasetPath(name, "").datasetUri(), DATASET);
+            Dataset dataset = api().get(DatasetPath.uri(name), DATASET);
             output.print(out(), json(), dataset, () -> details(dataset));
             return Exit.OK;
         }
@@ -179,8 +170,7 @@ public final class DatasetCommand implements Runnable {
 
         @Override
         public Integer call() {
-            api().delete(new DatasetPath(name, "").datasetUri(), new TypeReference<Object>() {
-            });
+            api().delete(DatasetPath.uri(name));
             out().println("dataset " + name + " deleted");
             return Exit.OK;
         }
@@ -196,8 +186,7 @@ public final class DatasetCommand implements Runnable {
 
         @Override
         public Integer call() {
-            api().post(new DatasetPath(name, "").datasetUri() + "/sync", null, new TypeReference<Object>() {
-            });
+            api().post(DatasetPath.uri(name) + "/sync");
             out().println("dataset " + name + ": sync started (granary dataset get " + name + " shows when it ends)");
             return Exit.OK;
         }

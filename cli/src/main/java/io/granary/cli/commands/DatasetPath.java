@@ -19,7 +19,11 @@ record DatasetPath(String dataset, String path) {
 
     /** {@code /api/v1/datasets/NAME} */
     String datasetUri() {
-        return "/api/v1/datasets/" + ManagementApi.segment(dataset);
+        return uri(dataset);
+    }
+
+    static String uri(String dataset) {
+        return DatasetCommand.DATASETS + "/" + ManagementApi.segment(dataset);
     }
 
     @Override

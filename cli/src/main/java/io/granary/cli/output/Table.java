@@ -8,6 +8,7 @@ import picocli.CommandLine.Help.TextTable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Rows under upper-case headers, in columns sized to their content and narrowed, widest first, until the table fits
@@ -25,7 +26,7 @@ public final class Table {
 
     /** A table whose first row is {@code headers}; none for a list of key-value lines. */
     public Table(String... headers) {
-        this.headers = List.of(headers);
+        this.headers = Arrays.stream(headers).map(header -> header.toUpperCase(Locale.ROOT)).toList();
     }
 
     /** A column never narrowed (an id to copy whole); the others give way. */
