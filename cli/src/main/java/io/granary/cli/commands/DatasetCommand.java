@@ -18,7 +18,6 @@ import picocli.CommandLine.Parameters;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -106,7 +105,7 @@ public final class DatasetCommand extends CommandGroup {
             });
             output.print(out(), json(), datasets, () -> {
                 Table table = new Table("name", "phase", "files", "size", "cached", "hit", "mount");
-                datasets.forEach(dataset -> table.row(dataset.name(), phase(dataset.status().phase()),
+                datasets.forEach(dataset -> table.row(dataset.name(), Units.phase(dataset.status().phase()),
                         dataset.status().fileCount(), Units.bytes(dataset.status().ufsTotalBytes()),
                         Units.percent(dataset.status().cachedPercentage()), Units.ratio(dataset.status().hitRatio()),
                         dataset.spec().mounts().stream().map(Mount::uri).collect(Collectors.joining(" "))));
@@ -136,7 +135,7 @@ public final class DatasetCommand extends CommandGroup {
         private static String details(Dataset dataset) {
             DatasetSpec spec = dataset.spec();
             DatasetStatus status = dataset.status();
-            Table table = new Table().row("Name:", spec.name()).row("Phase:", phase(status.phase()));
+            Table table = new Table().row("Name:", spec.name()).row("Phase:", Units.phase(status.phase()));
             if (status.reason() != null) {
                 table.row("Reason:", status.reason());
             }
@@ -156,7 +155,7 @@ public final class DatasetCommand extends CommandGroup {
             }
             return table.row("Created:", Units.time(status.createdAt()))
                     .row("Synced:", Units.time(status.syncedAt()) + (status.syncedAt() == null ? ""
-                            : " (" + Units.ago(status.syncedAt(), Instant.now()) + ")")).toString();
+                            : " (" + Units.age(status.syncedAt(), Instant.now()) + " ago)")).toString();
         }
     }
 
@@ -192,13 +191,8 @@ public final class DatasetCommand extends CommandGroup {
         }
     }
 
-    static String phase(Enum<?> phase) {
-        String name = phase.name();
-        return name.charAt(0) + name.substring(1).toLowerCase(Locale.ROOT);
-    }
-
     private static String describe(DatasetStatus status) {
-        return phase(status.phase()) + (status.phase() == DatasetPhase.PENDING ? " (listing its files)"
+        return Units.phase(status.phase()) + (status.phase() == DatasetPhase.PENDING ? " (listing its files)"
                 : ", " + status.fileCount() + " files, " + Units.bytes(status.ufsTotalBytes()));
     }
 }

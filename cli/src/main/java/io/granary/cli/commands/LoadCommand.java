@@ -73,8 +73,8 @@ public final class LoadCommand extends GranaryCommand {
                 cron == null ? LoadPolicy.ONCE : LoadPolicy.CRON, cron, priority);
         Accepted accepted = api().post(DATALOADS, spec, new TypeReference<>() {
         });
-        out().println("DataLoad " + accepted.id() + " of " + dataset + (cron == null ? "" : " on '" + cron + "'")
-                + " started" + (follow ? "" : ": granary load get " + accepted.id() + " --follow"));
+        out().println("DataLoad " + accepted.id() + " of " + dataset + (cron == null ? " started"
+                : " scheduled on '" + cron + "'") + (follow ? "" : ": granary load get " + accepted.id() + " --follow"));
         out().flush();
         return follow ? follow(this, accepted.id()) : Exit.OK;
     }
@@ -144,10 +144,10 @@ public final class LoadCommand extends GranaryCommand {
                             Comparator.nullsLast(Comparator.reverseOrder())))
                     .toList();
             output.print(out(), json(), loads, () -> {
-                Table table = new Table("id", "dataset", "phase", "done", "files", "updated").keep(0);
-                loads.forEach(load -> table.row(load.id(), load.dataset(), DatasetCommand.phase(load.phase()),
+                Table table = new Table("id", "dataset", "phase", "done", "files", "age").keep(0);
+                loads.forEach(load -> table.row(load.id(), load.dataset(), Units.phase(load.phase()),
                         Units.percent(ProgressLine.percent(load)), load.filesDone() + "/" + load.filesTotal(),
-                        Units.ago(load.updatedAt(), Instant.now())));
+                        Units.age(load.startedAt() == null ? load.updatedAt() : load.startedAt(), Instant.now())));
                 return loads.isEmpty() ? "no DataLoads\n" : table.toString();
             });
             return Exit.OK;
@@ -173,7 +173,7 @@ public final class LoadCommand extends GranaryCommand {
             DataLoadStatus load = api().get(DATALOADS + "/" + ManagementApi.segment(id), STATUS);
             output.print(out(), json(), load, () -> {
                 Table table = new Table().row("Id:", load.id()).row("Dataset:", load.dataset())
-                        .row("Phase:", DatasetCommand.phase(load.phase()))
+                        .row("Phase:", Units.phase(load.phase()))
                         .row("Progress:", Units.percent(ProgressLine.percent(load)))
                         .row("Files:", load.filesDone() + " of " + load.filesTotal())
                         .row("Bytes:", Units.bytes(load.bytesDone()) + " of " + Units.bytes(load.bytesTotal()))
@@ -199,7 +199,7 @@ public final class LoadCommand extends GranaryCommand {
         @Override
         public Integer call() {
             DataLoadStatus load = api().delete(DATALOADS + "/" + ManagementApi.segment(id), STATUS);
-            out().println("DataLoad " + id + ": " + DatasetCommand.phase(load.phase()));
+            out().println("DataLoad " + id + ": " + Units.phase(load.phase()));
             return Exit.OK;
         }
     }

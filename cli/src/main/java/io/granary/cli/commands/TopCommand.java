@@ -71,7 +71,7 @@ public final class TopCommand extends GranaryCommand {
         Map<String, Long> read = new HashMap<>();
         for (Dataset dataset : datasets) {
             read.put(dataset.name(), dataset.status().bytesRead());
-            table.row(dataset.name(), DatasetCommand.phase(dataset.status().phase()), dataset.status().fileCount(),
+            table.row(dataset.name(), Units.phase(dataset.status().phase()), dataset.status().fileCount(),
                     Units.bytes(dataset.status().ufsTotalBytes()), Units.percent(dataset.status().cachedPercentage()),
                     Units.ratio(dataset.status().hitRatio()),
                     rate(readBefore.get(dataset.name()), dataset.status().bytesRead(), seconds));

@@ -34,7 +34,7 @@ public final class WorkersCommand extends GranaryCommand {
         output.print(out(), json(), workers, () -> {
             Table table = new Table("id", "node", "state", "up", "hit", "served", "levels (used/quota)");
             workers.forEach(worker -> table.row(worker.id(), worker.node(), state(worker),
-                    worker.startedAt() == null ? "-" : Units.ago(worker.startedAt(), now).replace(" ago", ""),
+                    Units.age(worker.startedAt(), now),
                     hitRatio(worker), Units.bytes(worker.bytesServed()), levels(worker)));
             return workers.isEmpty() ? "no workers have reported yet\n" : table.toString();
         });

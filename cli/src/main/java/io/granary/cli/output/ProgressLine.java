@@ -61,8 +61,11 @@ public final class ProgressLine {
         double percent = percent(status);
         int filled = (int) Math.round(BAR * percent / 100);
         StringBuilder line = new StringBuilder("[").append("#".repeat(filled)).append("-".repeat(BAR - filled))
-                .append("] ").append(String.format("%3d%%", (int) percent))
-                .append("  ").append(status.filesDone()).append('/').append(status.filesTotal()).append(" files  ")
+                .append("] ").append(String.format("%3d%%", (int) percent));
+        if (status.filesTotal() == 0 && !ended(status)) {
+            return line.append("  ").append(Units.phase(status.phase())).append(": counting files").toString();
+        }
+        line.append("  ").append(status.filesDone()).append('/').append(status.filesTotal()).append(" files  ")
                 .append(Units.bytes(status.bytesDone())).append('/').append(Units.bytes(status.bytesTotal()));
         if (status.phase() == DataLoadPhase.LOADING) {
             line.append("  ").append(Units.rate(status.bytesPerSecond()));
@@ -70,9 +73,12 @@ public final class ProgressLine {
                 line.append("  ETA ").append(Units.duration(status.etaSeconds()));
             }
         } else {
-            line.append("  ").append(status.phase().name().charAt(0))
-                    .append(status.phase().name().substring(1).toLowerCase(java.util.Locale.ROOT));
+            line.append("  ").append(Units.phase(status.phase()));
         }
         return line.toString();
+    }
+
+    private static boolean ended(DataLoadStatus status) {
+        return status.phase() != DataLoadPhase.PENDING && status.phase() != DataLoadPhase.LOADING;
     }
 }

@@ -49,14 +49,20 @@ public final class Units {
         return seconds / 3600 + "h" + (seconds % 3600 / 60 == 0 ? "" : seconds % 3600 / 60 + "m");
     }
 
-    /** How long ago, in the largest unit: "3m ago". */
-    public static String ago(Instant when, Instant now) {
-        if (when == null) {
+    /** How long since, in the largest unit: "3m". */
+    public static String age(Instant since, Instant now) {
+        if (since == null) {
             return "-";
         }
-        long seconds = Math.max(0, Duration.between(when, now).toSeconds());
-        return (seconds < 60 ? seconds + "s" : seconds < 3600 ? seconds / 60 + "m"
-                : seconds < 86400 ? seconds / 3600 + "h" : seconds / 86400 + "d") + " ago";
+        long seconds = Math.max(0, Duration.between(since, now).toSeconds());
+        return seconds < 60 ? seconds + "s" : seconds < 3600 ? seconds / 60 + "m"
+                : seconds < 86400 ? seconds / 3600 + "h" : seconds / 86400 + "d";
+    }
+
+    /** A phase as the API names it: {@code Bound}, {@code Loading}. */
+    public static String phase(Enum<?> phase) {
+        String name = phase.name();
+        return name.charAt(0) + name.substring(1).toLowerCase(Locale.ROOT);
     }
 
     /** A time to the second, UTC. */

@@ -20,6 +20,7 @@ class ProgressLineTest {
         StringWriter out = new StringWriter();
         ProgressLine progress = new ProgressLine(new PrintWriter(out), false);
 
+        progress.show(DataLoadStatus.pending("load-1", "photos", AT));
         progress.show(status(DataLoadPhase.LOADING, 1, 1024, 3.0));
         progress.show(status(DataLoadPhase.LOADING, 1, 1024, 5.0));  // only the rate moved
         progress.show(status(DataLoadPhase.LOADING, 2, 2048, 5.0));
@@ -27,6 +28,7 @@ class ProgressLineTest {
         progress.end();
 
         assertThat(out.toString().lines()).containsExactly(
+                "[--------------------]   0%  Pending: counting files",
                 "[#####---------------]  25%  1/4 files  1.0 KiB/4.0 KiB  3 B/s  ETA 10s",
                 "[##########----------]  50%  2/4 files  2.0 KiB/4.0 KiB  5 B/s  ETA 10s",
                 "[####################] 100%  4/4 files  4.0 KiB/4.0 KiB  Complete");
