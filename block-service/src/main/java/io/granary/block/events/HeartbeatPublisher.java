@@ -19,13 +19,13 @@ import java.time.Instant;
 @ApplicationScoped
 public class HeartbeatPublisher {
 
+    /** The process's start, which the console and the CLI show as the worker's. */
+    private static final Instant STARTED_AT = Instant.ofEpochMilli(ManagementFactory.getRuntimeMXBean().getStartTime());
+
     private final Emitter<String> emitter;
     private final KafkaEvents events;
     private final BlockConfig config;
     private final String node;
-    /** The process's start, which the console and the CLI show as the worker's. */
-    private static final Instant STARTED_AT = Instant.ofEpochMilli(ManagementFactory.getRuntimeMXBean().getStartTime());
-
     private final TieredStore store;
     private final ReadStats stats;
 

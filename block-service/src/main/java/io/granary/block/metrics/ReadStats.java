@@ -35,7 +35,7 @@ public class ReadStats {
     private final Counter missCounter;
     private final Counter bypassCounter;
     private final Counter bypassBytes;
-    private final Counter localBytes;
+    private final Counter shortCircuitBytes;
     private final Counter underStoreBytesCounter;
     private final Timer underStoreLatency;
     private final Counter singleFlightWaits;
@@ -50,7 +50,7 @@ public class ReadStats {
         missCounter = registry.counter("granary.block.reads", "result", "miss", "level", "none");
         bypassCounter = registry.counter("granary.block.reads", "result", "bypass", "level", "none");
         bypassBytes = registry.counter("granary.block.bytes.served", "level", "none");
-        localBytes = registry.counter("granary.block.bytes.served", "level", "local");
+        shortCircuitBytes = registry.counter("granary.block.shortcircuit.bytes");
         underStoreBytesCounter = registry.counter("granary.understore.bytes");
         underStoreLatency = Timer.builder("granary.understore.read.latency")
                 .description("time until the under-store answers a block read").publishPercentileHistogram()
@@ -94,11 +94,11 @@ public class ReadStats {
     }
 
     /** Bytes a reader on this node read from this worker's files itself (short-circuit). */
-    public void servedLocally(String dataset, long bytes) {
+    public void servedShortCircuit(String dataset, long bytes) {
         if (bytes > 0) {
             bytesServed.add(bytes);
             reads(dataset).bytes.add(bytes);
-            localBytes.increment(bytes);
+            shortCircuitBytes.increment(bytes);
         }
     }
 

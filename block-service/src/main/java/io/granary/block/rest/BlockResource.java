@@ -105,7 +105,7 @@ public class BlockResource {
         // A block evicted since it was read is not counted: its level is gone with it.
         hits.forEach((key, count) -> store.find(key).ifPresent(block -> stats.hits(dataset, block.medium(), count)));
         stats.misses(dataset, reads.misses());
-        stats.servedLocally(dataset, reads.bytes());
+        stats.servedShortCircuit(dataset, reads.bytes());
     }
 
     /** Which of these blocks this worker holds, and their lengths: what a listing shows as cached. */
@@ -130,7 +130,7 @@ public class BlockResource {
             } catch (IllegalArgumentException e) {
                 throw new ValidationException("[" + i + "]", e.getMessage());
             }
-            store.find(new BlockKey(dataset, id)).ifPresent(block -> held.put(text, block.length()));
+            store.peek(new BlockKey(dataset, id)).ifPresent(block -> held.put(text, block.length()));
         }
         return held;
     }

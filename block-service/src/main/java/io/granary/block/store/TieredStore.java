@@ -79,6 +79,11 @@ public final class TieredStore {
         return index.containsKey(key);
     }
 
+    /** The block if it is held, looked at without counting an access (a listing is not a read). */
+    public Optional<StoredBlock> peek(BlockKey key) {
+        return Optional.ofNullable(index.get(key));
+    }
+
     /**
      * Room for a block of at most {@code bytes} in the fastest level that has it, evicting if no level has; empty
      * when no level can take it at all (the caller serves the block without storing it).

@@ -8,5 +8,10 @@ public enum DataLoadPhase {
     @JsonProperty("Loading") LOADING,
     @JsonProperty("Complete") COMPLETE,
     @JsonProperty("Failed") FAILED,
-    @JsonProperty("Cancelled") CANCELLED
+    @JsonProperty("Cancelled") CANCELLED;
+
+    /** Complete, Failed or Cancelled: this run is over (a scheduled load may run again). */
+    public boolean ended() {
+        return this == COMPLETE || this == FAILED || this == CANCELLED;
+    }
 }

@@ -9,8 +9,8 @@ import java.util.Map;
  * One page of a listing, S3 style: files, the common prefixes rolled up by the delimiter, and where to go on.
  *
  * @param nextCursor  pass as {@code cursor} for the next page; null on the last page
- * @param cachedBytes path → bytes of the file some live worker holds, for every file of the page; only when asked
- *                    for ({@code cached=true}), null otherwise
+ * @param cachedBytes path → bytes of the file some live worker holds, when asked for ({@code cached=true}); null
+ *                    otherwise or when no worker answered, and a file left out of it is unknown
  */
 public record FileListing(List<FileInfo> files, List<String> prefixes, String nextCursor,
                           @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, Long> cachedBytes) {

@@ -6,9 +6,9 @@ import java.util.regex.Pattern;
 /** The few checks the contracts share, each failing with the field it was given. */
 public final class Check {
 
-    /** RFC 1123 label as Kubernetes uses it; a dataset name is also an S3 bucket name, hence 3 characters at least. */
     /** Names whose path-style bucket the gateway's own paths would hide. */
     private static final Set<String> RESERVED_NAMES = Set.of("api", "console");
+    /** RFC 1123 label as Kubernetes uses it; a dataset name is also an S3 bucket name, hence 3 characters at least. */
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
 
     /** Kubernetes Secret names (DNS-1123 subdomain). */
@@ -24,6 +24,9 @@ public final class Check {
         if (name.length() < 3 || name.length() > 63 || !DNS_LABEL.matcher(name).matches()) {
             throw new ValidationException(field, "'" + name + "' must be a DNS-1123 label of 3 to 63 characters: "
                     + "lower-case letters, digits and '-', starting and ending with a letter or digit");
+        }
+        if (RESERVED_NAMES.contains(name)) {
+            throw new ValidationException(field, "'" + name + "' is taken by the gateway's own paths (/api/, /console/)");
         }
         return name;
     }

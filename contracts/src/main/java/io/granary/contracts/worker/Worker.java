@@ -27,12 +27,6 @@ public record Worker(String id, String node, String address, Map<String, String>
         tiers = tiers == null ? List.of() : List.copyOf(tiers);
     }
 
-    /** A worker known before any heartbeat said what it read. */
-    public Worker(String id, String node, String address, Map<String, String> labels, List<Tier> tiers,
-                  Instant lastHeartbeat, boolean live) {
-        this(id, node, address, labels, tiers, lastHeartbeat, live, null, 0, 0, 0);
-    }
-
     /** The same worker, counted out of the membership after missing its heartbeats. */
     public Worker left() {
         return new Worker(id, node, address, labels, tiers, lastHeartbeat, false, startedAt, hits, misses, bytesServed);

@@ -29,6 +29,12 @@ class DatasetSpecTest {
                 .satisfies(e -> assertThat(((ValidationException) e).field()).isEqualTo("name"));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"api", "console"})
+    void refusesTheNamesOfTheGatewaysOwnPaths(String name) {
+        assertField(spec(name, S3), "name", "taken by the gateway's own paths");
+    }
+
     @Test
     void aNameIsRequired() {
         assertField(spec(null, S3), "name", "is required");

@@ -72,8 +72,7 @@ class RendezvousPlacementTest {
     void aDeadWorkerIsTreatedAsGone() {
         List<Worker> workers = new ArrayList<>(workers(10));
         Worker dead = workers.get(3);
-        workers.set(3, new Worker(dead.id(), dead.node(), dead.address(), dead.labels(), dead.tiers(),
-                dead.lastHeartbeat(), false));
+        workers.set(3, dead.left());
 
         for (int i = 0; i < 5_000; i++) {
             assertThat(owner(block(i), workers)).isNotEqualTo(dead.id());
@@ -131,6 +130,6 @@ class RendezvousPlacementTest {
 
     private static Worker worker(int i) {
         return new Worker("worker-" + i, "node-" + i, "http://10.0.0." + i + ":8082",
-                Map.of("zone", i % 2 == 0 ? "a" : "b"), List.of(), Instant.EPOCH, true);
+                Map.of("zone", i % 2 == 0 ? "a" : "b"), List.of(), Instant.EPOCH, true, null, 0, 0, 0);
     }
 }

@@ -14,12 +14,12 @@ import java.time.Duration;
  * The AWS SDK's S3 client as users set it up for the gateway: path-style, us-east-1, one identity's keys. Calls may
  * take minutes (a copy of gigabytes is answered once made).
  */
-final class SdkClients {
+public final class SdkClients {
 
     private SdkClients() {
     }
 
-    static S3Client of(URI gateway, Identity identity) {
+    public static S3Client of(URI gateway, Identity identity) {
         return of(gateway, identity.accessKey(), identity.secretKey());
     }
 

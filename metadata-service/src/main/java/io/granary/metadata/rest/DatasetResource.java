@@ -134,12 +134,12 @@ public class DatasetResource {
                                               @QueryParam("cursor") String cursor,
                                               @QueryParam("limit") @DefaultValue("1000") int limit,
                                               @QueryParam("cached") boolean cached) {
-        Dataset dataset = datasets.get(name);
+        DatasetSpec spec = datasets.spec(name);
         if (limit < 1 || limit > FileTree.MAX_PAGE) {
             throw new ValidationException("limit", "must be between 1 and " + FileTree.MAX_PAGE + ", not " + limit);
         }
         FileListing page = files.list(name, DatasetPaths.normalize("prefix", prefix), delimiter, cursor, limit);
-        return cached ? cachedFiles.of(dataset.spec(), page.files()).thenApply(page::withCachedBytes)
+        return cached ? cachedFiles.of(spec, page.files()).thenApply(page::withCachedBytes)
                 : CompletableFuture.completedFuture(page);
     }
 

@@ -16,63 +16,92 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * How much of each file of a listing page the workers hold, as {@code ls} and the console show it: the page's block
  * ids are asked of every live worker the dataset may use, and a block counts once however many replicas hold it.
- * A worker that does not answer holds nothing, for this answer: a listing never fails for a worker.
+ * A listing never fails for a worker: one that does not answer in time holds nothing for this answer, and when none
+ * answers the page says nothing of its cache. Files past {@link #MAX_BLOCKS} blocks on one page are left out (unknown):
+ * a page of huge files must not cost millions of hashes and questions.
  */
 @ApplicationScoped
 public class CachedFiles {
 
+    static final int MAX_BLOCKS = 100_000;
     private static final Logger LOG = Logger.getLogger(CachedFiles.class);
     private static final TypeReference<Map<String, Long>> HELD = new TypeReference<>() {
     };
+    private static final int TIMEOUT_MS = 3000;
+    private static final Duration WARN_EVERY = Duration.ofMinutes(1);
 
     private final Membership membership;
     private final ObjectMapper json;
     private final String authorization;
     private final HttpClient client;
+    private final Map<String, Instant> warned = new ConcurrentHashMap<>();
 
     CachedFiles(Membership membership, ObjectMapper json, ClusterCredential cluster, Vertx vertx) {
         this.membership = membership;
         this.json = json;
         this.authorization = cluster.authorization();
-        this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(2000).setIdleTimeout(30));
+        // A slow worker's questions wait in a short queue, each bounded in time: a listing stays quick.
+        this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(TIMEOUT_MS).setIdleTimeout(30),
+                new PoolOptions().setHttp1MaxSize(4).setMaxWaitQueueSize(64));
     }
 
-    /** path → cached bytes, for every file given. */
+    /** path → cached bytes, for the files given (as many as {@link #MAX_BLOCKS} allow); null when no worker answered. */
     public CompletionStage<Map<String, Long>> of(DatasetSpec dataset, List<FileInfo> files) {
         long blockSize = dataset.blockSizeBytes();
         Map<String, String> fileOfBlock = new HashMap<>();
+        List<FileInfo> asked = new ArrayList<>();
         for (FileInfo file : files) {
             int count = Blocks.count(file.size(), blockSize);
+            if (fileOfBlock.size() + count > MAX_BLOCKS) {
+                break;
+            }
+            asked.add(file);
+            String hash = BlockId.fileHash(dataset.name(), file.path(), file.etag());
             for (int index = 0; index < count; index++) {
-                fileOfBlock.put(BlockId.of(dataset.name(), file.path(), file.etag(), index).toString(), file.path());
+                fileOfBlock.put(new BlockId(hash, index).toString(), file.path());
             }
         }
-        List<List<String>> batches = batches(new ArrayList<>(fileOfBlock.keySet()));
-        List<Future<Map<String, Long>>> asked = new ArrayList<>();
-        for (Worker worker : membership.workers()) {
-            if (worker.live() && worker.matches(dataset.nodeSelector())) {
-                batches.forEach(batch -> asked.add(held(worker, dataset.name(), batch)));
+        List<Worker> workers = membership.workers().stream()
+                .filter(worker -> worker.live() && worker.matches(dataset.nodeSelector())).toList();
+        if (workers.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<String> ids = new ArrayList<>(fileOfBlock.keySet());
+        List<Future<Map<String, Long>>> answers = new ArrayList<>();
+        for (Worker worker : workers) {
+            for (int from = 0; from < ids.size(); from += BlockApi.MAX_HELD_QUERY) {
+                answers.add(held(worker, dataset.name(), ids.subList(from,
+                        Math.min(ids.size(), from + BlockApi.MAX_HELD_QUERY))));
             }
         }
-        return Future.join(asked).transform(done -> {
+        return Future.join(answers).transform(done -> {
+            if (!ids.isEmpty() && answers.stream().noneMatch(Future::succeeded)) {
+                return Future.succeededFuture((Map<String, Long>) null);
+            }
             Map<String, Long> blocks = new HashMap<>();
-            asked.stream().filter(Future::succeeded).forEach(answer -> blocks.putAll(answer.result()));
+            answers.stream().filter(Future::succeeded).forEach(answer -> blocks.putAll(answer.result()));
             Map<String, Long> cached = new HashMap<>();
-            files.forEach(file -> cached.put(file.path(), 0L));
+            asked.forEach(file -> cached.put(file.path(), 0L));
             blocks.forEach((id, length) -> {
                 String path = fileOfBlock.get(id);
                 if (path != null) {
@@ -83,14 +112,6 @@ public class CachedFiles {
         }).toCompletionStage();
     }
 
-    private static List<List<String>> batches(List<String> ids) {
-        List<List<String>> batches = new ArrayList<>();
-        for (int from = 0; from < ids.size(); from += BlockApi.MAX_HELD_QUERY) {
-            batches.add(ids.subList(from, Math.min(ids.size(), from + BlockApi.MAX_HELD_QUERY)));
-        }
-        return batches;
-    }
-
     private Future<Map<String, Long>> held(Worker worker, String dataset, List<String> ids) {
         Buffer body;
         try {
@@ -98,8 +119,8 @@ public class CachedFiles {
         } catch (JsonProcessingException e) {
             return Future.failedFuture(e);
         }
-        RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setTimeout(5000)
-                .setAbsoluteURI(worker.address() + BlockApi.heldPath(dataset))
+        RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setConnectTimeout(TIMEOUT_MS)
+                .setTimeout(TIMEOUT_MS).setAbsoluteURI(worker.address() + BlockApi.heldPath(dataset))
                 .putHeader("Authorization", authorization).putHeader("Content-Type", "application/json");
         return client.request(options).compose(request -> request.send(body))
                 .compose(response -> response.body().compose(answer -> {
@@ -108,12 +129,22 @@ public class CachedFiles {
                     }
                     try {
                         return Future.succeededFuture(json.readValue(answer.getBytes(), HELD));
-                    } catch (java.io.IOException e) {
+                    } catch (IOException e) {
                         return Future.failedFuture(e);
                     }
                 }))
-                .onFailure(failure -> LOG.debugf("worker %s did not say what it holds: %s", worker.id(),
-                        failure.getMessage()));
+                .onFailure(failure -> warn(worker, failure));
+    }
+
+    /** Once a minute per worker: a listing polled every few seconds must not flood the log. */
+    private void warn(Worker worker, Throwable failure) {
+        Instant now = Instant.now();
+        Instant last = warned.get(worker.id());
+        if (last == null || last.plus(WARN_EVERY).isBefore(now)) {
+            warned.put(worker.id(), now);
+            LOG.warnf("worker %s did not say which blocks it holds (listings show them uncached): %s", worker.id(),
+                    failure.getMessage());
+        }
     }
 
     @PreDestroy

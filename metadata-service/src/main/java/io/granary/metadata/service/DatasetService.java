@@ -124,6 +124,11 @@ public class DatasetService {
         stored(name);
     }
 
+    /** What was asked for, without the statistics a status costs. */
+    public DatasetSpec spec(String name) {
+        return stored(name).spec();
+    }
+
     private Dataset stored(String name) {
         return registry.get(name).orElseThrow(() -> new DatasetNotFoundException(name));
     }

@@ -61,7 +61,7 @@ final class Progress {
             windowStart = now;
             windowBytes = done;
         }
-        boolean ended = TrackedLoad.ENDED.contains(phase);
+        boolean ended = phase.ended();
         Long eta = ended ? Long.valueOf(0) : rate > 0 ? Long.valueOf((long) ((bytesTotal.get() - done) / rate)) : null;
         List<FileError> copy;
         synchronized (errors) {

@@ -7,15 +7,11 @@ import io.granary.contracts.dataload.LoadPolicy;
 import io.granary.preload.store.LoadRecord;
 import io.smallrye.mutiny.operators.multi.processors.BroadcastProcessor;
 
-import java.util.EnumSet;
-import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
 
 /** A DataLoad this replica runs: its record, its latest status, a cancel flag, and its status stream. */
 final class TrackedLoad {
 
-    static final Set<DataLoadPhase> ENDED = EnumSet.of(DataLoadPhase.COMPLETE, DataLoadPhase.FAILED,
-            DataLoadPhase.CANCELLED);
 
     final String id;
     final String requestId;
@@ -42,6 +38,6 @@ final class TrackedLoad {
 
     /** A Once load is over when it has ended; a Cron load only when cancelled. */
     boolean over() {
-        return cron() ? status.phase() == DataLoadPhase.CANCELLED : ENDED.contains(status.phase());
+        return cron() ? status.phase() == DataLoadPhase.CANCELLED : status.phase().ended();
     }
 }
