@@ -18,7 +18,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
 import java.net.URI;
 import java.util.Map;
 
@@ -108,7 +107,7 @@ public final class Granary implements Runnable {
             } catch (IllegalArgumentException e) {
                 throw new CliFailure(Exit.USAGE, "GRANARY_ENDPOINT is not a URL: " + endpoint);
             }
-            if (uri.getScheme() == null || uri.getHost() == null) {
+            if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
                 throw new CliFailure(Exit.USAGE, "GRANARY_ENDPOINT must be http(s)://host:port, not " + endpoint);
             }
             api = new ManagementApi(uri, env.get("GRANARY_TOKEN"), json);

@@ -19,7 +19,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Iterator;
-import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -74,9 +74,9 @@ public final class ManagementApi {
 
     /**
      * Server-sent events: each event's data, as JSON of {@code type}, to {@code onEvent}, until the server ends the
-     * stream.
+     * stream or {@code onEvent} answers false.
      */
-    public <T> void events(String path, TypeReference<T> type, Consumer<T> onEvent) {
+    public <T> void events(String path, TypeReference<T> type, Predicate<T> onEvent) {
         HttpResponse<Stream<String>> response = send(request("GET", path, null)
                 .header("Accept", "text/event-stream").build(), HttpResponse.BodyHandlers.ofLines());
         if (response.statusCode() >= 300) {
@@ -90,15 +90,17 @@ public final class ManagementApi {
                 String line = each.next();
                 if (line.isEmpty()) {
                     if (!data.isEmpty()) {
-                        onEvent.accept(parse(data.toString(), type));
+                        if (!onEvent.test(parse(data.toString(), type))) {
+                            return;
+                        }
                         data.setLength(0);
                     }
                 } else if (line.startsWith("data:")) {
-                    data.append(line.substring(line.startsWith("data: ") ? 6 : 5));
+                    data.append(data.isEmpty() ? "" : "\n").append(line.substring(line.startsWith("data: ") ? 6 : 5));
                 }
             }
             if (!data.isEmpty()) {
-                onEvent.accept(parse(data.toString(), type));
+                onEvent.test(parse(data.toString(), type));
             }
         } catch (UncheckedIOException e) {
             throw unreachable(e.getCause());

@@ -8,7 +8,6 @@ import io.granary.cli.output.Output;
 import io.granary.cli.output.ProgressLine;
 import io.granary.cli.output.Table;
 import io.granary.cli.output.Units;
-import io.granary.contracts.dataload.DataLoadPhase;
 import io.granary.contracts.dataload.DataLoadSpec;
 import io.granary.contracts.dataload.DataLoadStatus;
 import io.granary.contracts.dataload.FileError;
@@ -67,6 +66,10 @@ public final class LoadCommand extends GranaryCommand {
             throw new CliFailure(Exit.USAGE, "name a dataset to load (granary load DATASET [PATH...]), "
                     + "or a command: ls, get, cancel");
         }
+        if (follow && cron != null) {
+            throw new CliFailure(Exit.USAGE, "a scheduled load never ends: follow one of its runs with "
+                    + "granary load get ID --follow");
+        }
         List<Target> targets = (paths.isEmpty() ? List.of("") : paths).stream()
                 .map(path -> new Target(path, replicas)).toList();
         DataLoadSpec spec = new DataLoadSpec(dataset, targets, List.of(), metadataOnly,
@@ -84,14 +87,16 @@ public final class LoadCommand extends GranaryCommand {
         ProgressLine progress = new ProgressLine(command.out(), command.granary().terminal());
         String uri = DATALOADS + "/" + ManagementApi.segment(id);
         DataLoadStatus last = null;
-        // The stream may end early (a gateway restarting): ask again until the load itself ends.
-        for (int tries = 0; tries < 10 && (last == null || !ended(last)); tries++) {
+        // The stream may end early (a gateway restarting): ask again until the load itself ends. A scheduled load's
+        // stream goes on through its runs: the end of the run under way is the end.
+        for (int tries = 0; tries < 10 && (last == null || !last.phase().ended()); tries++) {
             DataLoadStatus[] seen = {last};
             command.api().events(uri + "/events", STATUS, status -> {
                 seen[0] = status;
                 progress.show(status);
+                return !status.phase().ended();
             });
-            last = seen[0] != null && ended(seen[0]) ? seen[0] : command.api().get(uri, STATUS);
+            last = seen[0] != null && seen[0].phase().ended() ? seen[0] : command.api().get(uri, STATUS);
         }
         progress.show(last);
         progress.end();
@@ -121,11 +126,6 @@ public final class LoadCommand extends GranaryCommand {
         command.err().flush();
     }
 
-    private static boolean ended(DataLoadStatus status) {
-        return status.phase() == DataLoadPhase.COMPLETE || status.phase() == DataLoadPhase.FAILED
-                || status.phase() == DataLoadPhase.CANCELLED;
-    }
-
     @Command(name = "ls", aliases = "list", mixinStandardHelpOptions = true,
             description = "The DataLoads the caller may see, newest first.",
             footerHeading = "%nExamples:%n", footer = {"  granary load ls", "  granary load ls --dataset imagenet -o json"})
@@ -146,7 +146,7 @@ public final class LoadCommand extends GranaryCommand {
             output.print(out(), json(), loads, () -> {
                 Table table = new Table("id", "dataset", "phase", "done", "files", "age").keep(0);
                 loads.forEach(load -> table.row(load.id(), load.dataset(), Units.phase(load.phase()),
-                        Units.percent(ProgressLine.percent(load)), load.filesDone() + "/" + load.filesTotal(),
+                        Units.percent(ProgressLine.percent(load)), ProgressLine.files(load),
                         Units.age(load.startedAt() == null ? load.updatedAt() : load.startedAt(), Instant.now())));
                 return loads.isEmpty() ? "no DataLoads\n" : table.toString();
             });
@@ -175,7 +175,7 @@ public final class LoadCommand extends GranaryCommand {
                 Table table = new Table().row("Id:", load.id()).row("Dataset:", load.dataset())
                         .row("Phase:", Units.phase(load.phase()))
                         .row("Progress:", Units.percent(ProgressLine.percent(load)))
-                        .row("Files:", load.filesDone() + " of " + load.filesTotal())
+                        .row("Files:", ProgressLine.files(load))
                         .row("Bytes:", Units.bytes(load.bytesDone()) + " of " + Units.bytes(load.bytesTotal()))
                         .row("Rate:", Units.rate(load.bytesPerSecond()))
                         .row("ETA:", load.etaSeconds() == null ? "-" : Units.duration(load.etaSeconds()))

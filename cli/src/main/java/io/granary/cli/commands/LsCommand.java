@@ -40,6 +40,9 @@ public final class LsCommand extends GranaryCommand {
 
     @Override
     public Integer call() {
+        if (max < 1) {
+            throw new CliFailure(Exit.USAGE, "--max must be at least 1, not " + max);
+        }
         DatasetPath where = DatasetPath.parse(target);
         String prefix = where.path().isEmpty() || where.path().endsWith("/") ? where.path() : where.path() + "/";
         List<Entry> entries = list(where, prefix);

@@ -13,14 +13,17 @@ import picocli.CommandLine.Option;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * {@code granary top}: datasets (cached, hit ratio, read throughput) and workers (levels' use, bytes served per
- * second), redrawn every interval. Throughputs are the difference of the API's counters between two looks, so the
- * first look shows none.
+ * second), redrawn every interval. Throughputs come from the API's counters, which move with the workers'
+ * heartbeats (every few seconds): a rate is taken over the last {@link #WINDOW} of looks, or it would swing between
+ * nothing and a burst.
  */
 @Command(name = "top", mixinStandardHelpOptions = true,
         description = "A live view of datasets and workers: cached, hit ratio, throughput, levels' use.",
@@ -28,6 +31,7 @@ import java.util.Map;
 public final class TopCommand extends GranaryCommand {
 
     private static final String CLEAR = "\033[H\033[2J";
+    private static final Duration WINDOW = Duration.ofSeconds(15);
 
     @Option(names = "--interval", paramLabel = "SECONDS", defaultValue = "2",
             description = "seconds between looks (default ${DEFAULT-VALUE})")
@@ -36,9 +40,11 @@ public final class TopCommand extends GranaryCommand {
             description = "stop after N looks (default: until interrupted on a terminal, 2 otherwise)")
     Integer count;
 
-    private Map<String, Long> readBefore = Map.of();
-    private Map<String, Long> servedBefore = Map.of();
-    private Instant before;
+    /** What one look saw of the counters: bytes read per dataset, bytes served per worker. */
+    private record Look(Instant at, Map<String, Long> read, Map<String, Long> served) {
+    }
+
+    private final Deque<Look> looks = new ArrayDeque<>();
 
     @Override
     public Integer call() throws InterruptedException {
@@ -46,8 +52,8 @@ public final class TopCommand extends GranaryCommand {
             throw new CliFailure(Exit.USAGE, "--interval must be at least 0.5 seconds");
         }
         boolean terminal = granary().terminal();
-        int looks = count != null ? count : terminal ? Integer.MAX_VALUE : 2;
-        for (int look = 0; look < looks; look++) {
+        int times = count != null ? count : terminal ? Integer.MAX_VALUE : 2;
+        for (int look = 0; look < times; look++) {
             if (look > 0) {
                 Thread.sleep(Math.round(interval * 1000));
             }
@@ -62,38 +68,41 @@ public final class TopCommand extends GranaryCommand {
     private String frame() {
         List<Dataset> datasets = api().get(DatasetCommand.DATASETS, new TypeReference<>() {
         });
-        Instant now = Instant.now();
         List<Worker> workers = workers();
-        double seconds = before == null ? 0 : Duration.between(before, now).toMillis() / 1000.0;
-        StringBuilder frame = new StringBuilder("granary top  " + api().endpoint() + "  " + Units.time(now)
-                + "  (every " + interval + "s)\n\n");
+        Look now = new Look(Instant.now(), new HashMap<>(), new HashMap<>());
+        datasets.forEach(dataset -> now.read().put(dataset.name(), dataset.status().bytesRead()));
+        if (workers != null) {
+            workers.forEach(worker -> now.served().put(worker.id(), worker.bytesServed()));
+        }
+        Duration window = WINDOW.compareTo(Duration.ofMillis(Math.round(interval * 2000))) > 0 ? WINDOW
+                : Duration.ofMillis(Math.round(interval * 2000));
+        while (!looks.isEmpty() && looks.peekFirst().at().isBefore(now.at().minus(window))) {
+            looks.removeFirst();
+        }
+        Look since = looks.peekFirst();
+        looks.addLast(now);
+
+        StringBuilder frame = new StringBuilder("granary top  " + api().endpoint() + "  " + Units.time(now.at())
+                + "  (every " + interval + "s; rates over " + window.toSeconds() + "s)\n\n");
         Table table = new Table("dataset", "phase", "files", "size", "cached", "hit", "read/s");
-        Map<String, Long> read = new HashMap<>();
         for (Dataset dataset : datasets) {
-            read.put(dataset.name(), dataset.status().bytesRead());
             table.row(dataset.name(), Units.phase(dataset.status().phase()), dataset.status().fileCount(),
                     Units.bytes(dataset.status().ufsTotalBytes()), Units.percent(dataset.status().cachedPercentage()),
                     Units.ratio(dataset.status().hitRatio()),
-                    rate(readBefore.get(dataset.name()), dataset.status().bytesRead(), seconds));
+                    rate(since == null ? null : since.read().get(dataset.name()), dataset.status().bytesRead(),
+                            since, now));
         }
         frame.append(datasets.isEmpty() ? "no datasets\n" : table.toString());
-        if (workers != null) {
-            Table levels = new Table("worker", "state", "hit", "served/s", "levels (used/quota)");
-            Map<String, Long> served = new HashMap<>();
-            for (Worker worker : workers) {
-                served.put(worker.id(), worker.bytesServed());
-                levels.row(worker.id(), WorkersCommand.state(worker), WorkersCommand.hitRatio(worker),
-                        rate(servedBefore.get(worker.id()), worker.bytesServed(), seconds),
-                        WorkersCommand.levels(worker));
-            }
-            frame.append('\n').append(workers.isEmpty() ? "no workers\n" : levels.toString());
-            servedBefore = served;
-        } else {
-            frame.append("\n(workers are shown to admins only)\n");
+        if (workers == null) {
+            return frame.append("\n(workers are shown to admins only)\n").toString();
         }
-        readBefore = read;
-        before = now;
-        return frame.toString();
+        Table levels = new Table("worker", "state", "hit", "served/s", "levels (used/quota)");
+        for (Worker worker : workers) {
+            levels.row(worker.id(), WorkersCommand.state(worker), WorkersCommand.hitRatio(worker),
+                    rate(since == null ? null : since.served().get(worker.id()), worker.bytesServed(), since, now),
+                    WorkersCommand.levels(worker));
+        }
+        return frame.append('\n').append(workers.isEmpty() ? "no workers\n" : levels.toString()).toString();
     }
 
     /** The workers, or null for a caller not allowed to list them. */
@@ -108,7 +117,9 @@ public final class TopCommand extends GranaryCommand {
         }
     }
 
-    private static String rate(Long previous, long now, double seconds) {
-        return previous == null || seconds <= 0 ? "-" : Units.rate(Math.max(0, now - previous) / seconds);
+    /** Bytes per second since an earlier look; a dash without one, or when the counter went back (a restart). */
+    private static String rate(Long before, long after, Look since, Look now) {
+        double seconds = since == null ? 0 : Duration.between(since.at(), now.at()).toMillis() / 1000.0;
+        return before == null || seconds <= 0 || after < before ? "-" : Units.rate((after - before) / seconds);
     }
 }

@@ -62,7 +62,7 @@ public final class ProgressLine {
         int filled = (int) Math.round(BAR * percent / 100);
         StringBuilder line = new StringBuilder("[").append("#".repeat(filled)).append("-".repeat(BAR - filled))
                 .append("] ").append(String.format("%3d%%", (int) percent));
-        if (status.filesTotal() == 0 && !ended(status)) {
+        if (status.filesTotal() == 0 && !status.phase().ended()) {
             return line.append("  ").append(Units.phase(status.phase())).append(": counting files").toString();
         }
         line.append("  ").append(status.filesDone()).append('/').append(status.filesTotal()).append(" files  ")
@@ -78,7 +78,9 @@ public final class ProgressLine {
         return line.toString();
     }
 
-    private static boolean ended(DataLoadStatus status) {
-        return status.phase() != DataLoadPhase.PENDING && status.phase() != DataLoadPhase.LOADING;
+    /** Files done of the total; a dash while they are being counted. */
+    public static String files(DataLoadStatus status) {
+        return status.filesTotal() == 0 && !status.phase().ended() ? "-"
+                : status.filesDone() + "/" + status.filesTotal();
     }
 }

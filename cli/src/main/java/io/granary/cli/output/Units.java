@@ -34,9 +34,9 @@ public final class Units {
         return Math.round(Math.floor(percentage)) + "%";
     }
 
-    /** A ratio of 0-1 as a percentage; a dash when there is none yet. */
+    /** A ratio of 0-1 as a percentage to a tenth, rounded down as every percentage is; a dash when there is none. */
     public static String ratio(Double ratio) {
-        return ratio == null ? "-" : String.format(Locale.ROOT, "%.1f%%", ratio * 100);
+        return ratio == null ? "-" : String.format(Locale.ROOT, "%.1f%%", Math.floor(ratio * 1000) / 10);
     }
 
     public static String duration(long seconds) {
