@@ -1,4 +1,5 @@
-// How numbers from the API read to a person: binary byte units, percentages, times relative to now.
+// How numbers from the API read to a person: binary byte units, percentages, times relative to now. Percentages
+// round down, as the CLI's do: 99.5% cached is not "100%".
 
 const UNITS = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 
@@ -16,11 +17,11 @@ export const rate = n => `${bytes(n)}/s`;
 
 export const count = n => n.toLocaleString('en-US');
 
-/** A 0-1 ratio as a percentage; null means nothing was measured yet. */
-export const ratio = r => (r == null ? '–' : `${(r * 100).toFixed(1)}%`);
+/** A 0-1 ratio as a percentage to a tenth; null means nothing was measured yet. */
+export const ratio = r => (r == null ? '–' : `${(Math.floor(r * 1000) / 10).toFixed(1)}%`);
 
 /** The hook the browser tests read: a 0-100 percentage, whole. */
-export const wholePercent = p => `${Math.round(p)}%`;
+export const wholePercent = p => `${Math.floor(p)}%`;
 
 export function span(seconds) {
   const s = Math.round(seconds);

@@ -10,14 +10,27 @@ export function record(datasets, t = Date.now() / 1000) {
   while (samples[0].t < t - WINDOW_SECONDS) samples.shift();
 }
 
-// Bytes per second between two samples; null where there is no earlier sample or the counter went back (workers
-// restarted).
-function readRate(before, after, name) {
-  const a = before?.statuses.get(name);
-  const b = after.statuses.get(name);
-  if (!a || !b) return null;
-  const perSecond = (b.bytesRead - a.bytesRead) / (after.t - before.t);
-  return perSecond >= 0 ? perSecond : null;
+// Workers report bytesRead with their heartbeats (every 5 s by default) while the page samples every 2 s, so the
+// rate between neighbouring samples swings between 0 and 2.5 times the real one: average over a window instead.
+export const AVERAGE_SECONDS = 15;
+const MIN_SPAN_SECONDS = 5;
+
+// Bytes per second at samples[i], against the oldest sample at most AVERAGE_SECONDS older; null while the window
+// spans less than MIN_SPAN_SECONDS, as it does where the counter just went back.
+function readRate(i, name) {
+  const now = samples[i];
+  const last = now.statuses.get(name);
+  let from = null; // {t, status}: the oldest sample in the window
+  let later = last;
+  for (let j = i - 1; later && j >= 0 && samples[j].t >= now.t - AVERAGE_SECONDS; j--) {
+    const status = samples[j].statuses.get(name);
+    // A window never spans the dataset made anew, or the counter going back (workers restarted).
+    if (!status || status.bytesRead > later.bytesRead) break;
+    later = status;
+    from = { t: samples[j].t, status };
+  }
+  if (!from || now.t - from.t < MIN_SPAN_SECONDS) return null;
+  return (last.bytesRead - from.status.bytesRead) / (now.t - from.t);
 }
 
 /** Series for uPlot: shared times, then one {label, values} per dataset seen in the window. */
@@ -32,7 +45,7 @@ export function history() {
   }));
   const throughput = names.map(name => ({
     label: name,
-    values: samples.map((s, i) => readRate(samples[i - 1], s, name)),
+    values: samples.map((s, i) => readRate(i, name)),
   }));
   return { times: samples.map(s => s.t), hitRatio, throughput };
 }

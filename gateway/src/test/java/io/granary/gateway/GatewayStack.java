@@ -9,7 +9,7 @@ public final class GatewayStack {
 
     public static final String SERVICES = "metadata-service,block-service,block-service,preload-service";
     public static final String PRELOAD_RATE = "preload-service:granary.preload.bandwidth-limit";
-    public static final String PRELOAD_RATE_VALUE = "16MiB";
+    public static final String PRELOAD_RATE_VALUE = "8MiB";
 
     private GatewayStack() {
     }

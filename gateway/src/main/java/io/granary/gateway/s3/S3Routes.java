@@ -22,6 +22,7 @@ import io.granary.ufs.UnderStoreException;
 import io.granary.ufs.UnderStoreUnavailableException;
 import io.granary.ufs.UploadNotFoundException;
 import io.vertx.core.Future;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -62,6 +63,10 @@ public class S3Routes {
             "attributes");
 
     private static final HexFormat REQUEST_ID = HexFormat.of().withUpperCase();
+    private static final CharSequence CONTENT_SECURITY_POLICY = HttpHeaders.createOptimized("Content-Security-Policy");
+    private static final CharSequence SANDBOX = HttpHeaders.createOptimized("sandbox");
+    private static final CharSequence CONTENT_TYPE_OPTIONS = HttpHeaders.createOptimized("X-Content-Type-Options");
+    private static final CharSequence NOSNIFF = HttpHeaders.createOptimized("nosniff");
 
     private final Authenticator authenticator;
     private final Permissions permissions;
@@ -102,7 +107,10 @@ public class S3Routes {
         String requestId = REQUEST_ID.toHexDigits(ThreadLocalRandom.current().nextLong());
         long started = System.nanoTime();
         HttpServerResponse response = http.response();
-        response.putHeader("x-amz-request-id", requestId).putHeader("Server", "Granary");
+        response.putHeader("x-amz-request-id", requestId).putHeader("Server", "Granary")
+                // An object is data, never a page of this origin: an uploaded HTML file opened in a browser must not
+                // run script beside the console and read its token.
+                .putHeader(CONTENT_SECURITY_POLICY, SANDBOX).putHeader(CONTENT_TYPE_OPTIONS, NOSNIFF);
         S3Request[] parsed = {null};
         S3Operation[] operation = {S3Operation.UNKNOWN};
         response.headersEndHandler(head -> metrics.firstByte(operation[0].awsName(),

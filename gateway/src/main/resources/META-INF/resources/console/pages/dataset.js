@@ -67,7 +67,8 @@ export function datasetPage(view, { name, path }, signal) {
   const files = fileBrowser(name, { preload, free }, signal);
   view.append(header.el, files.el, loads.el);
 
-  // The listing's cache column follows the dataset's cached bytes: listed again whenever they change.
+  // The listing's cache column follows the dataset's cached bytes: listed again whenever they change. While a load
+  // runs they change on every poll; the file browser folds reloads asked for during a listing into one after it.
   let lastCached;
   async function refresh() {
     const { status } = await call(base, { signal });

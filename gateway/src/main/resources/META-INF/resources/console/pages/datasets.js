@@ -7,7 +7,7 @@ import { bytes, count, rate, ratio, wholePercent } from '../format.js';
 import { datasetLink } from '../links.js';
 import { every } from '../poll.js';
 import { keyedRows } from '../rows.js';
-import { history, record } from '../samples.js';
+import { AVERAGE_SECONDS, history, record } from '../samples.js';
 
 function datasetRow({ spec }) {
   const phase = h('td', { className: 'phase' });
@@ -50,11 +50,11 @@ export function datasetsPage(view, _params, signal) {
   const show = keyedRows(tbody, d => d.spec.name, datasetRow);
   const drawHits = timeChart(hitChart, {
     title: 'Hit ratio',
-    format: v => `${Math.round(v)}%`,
+    format: wholePercent,
     range: [0, 100],
   }, signal);
   const drawReads = timeChart(readChart, {
-    title: 'Read throughput',
+    title: `Read throughput (${AVERAGE_SECONDS} s average)`,
     format: rate,
     range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1024],
   }, signal);

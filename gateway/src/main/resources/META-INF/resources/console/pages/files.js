@@ -4,26 +4,27 @@ import { call } from '../api.js';
 import { act } from '../banner.js';
 import { h, thead } from '../dom.js';
 import { ago, bytes } from '../format.js';
-import { datasetLink } from '../links.js';
+import { datasetLink, segmentsOf } from '../links.js';
 import { keyedRows } from '../rows.js';
 
 const PAGE_SIZE = '200';
 
-/** [text, kind] of a file's cached bytes against its size. */
+/** [text, kind, title] of a file's cached bytes against its size; null bytes when no worker told. */
 function cacheState(size, cached) {
-  if (cached >= size) return ['cached', 'full'];
-  if (cached <= 0) return ['not cached', 'none'];
+  if (size === 0) return ['cached', 'full', ''];
+  if (cached == null) return ['?', 'unknown', 'unknown'];
+  if (cached >= size) return ['cached', 'full', ''];
+  if (cached <= 0) return ['not cached', 'none', ''];
   // Whole percents, yet a file partly cached never reads "0%" or "100%".
-  return [`${Math.min(99, Math.max(1, Math.floor((100 * cached) / size)))}%`, 'partial'];
+  return [`${Math.min(99, Math.max(1, Math.floor((100 * cached) / size)))}%`, 'partial', ''];
 }
 
 function breadcrumbs(name, dir) {
-  const parts = dir.split('/').filter(Boolean);
-  return [
-    h('a', { href: datasetLink(name) }, name),
-    ...parts.flatMap((part, i) => [' / ', h('a', { href: datasetLink(name, parts.slice(0, i + 1).join('/')) }, part)]),
-    ' /',
-  ];
+  const parts = segmentsOf(dir);
+  const link = i => h('a', { href: datasetLink(name, `${parts.slice(0, i + 1).join('/')}/`) }, parts[i]);
+  // A directory with an empty name has no text to click: its slashes show it.
+  const crumbs = parts.flatMap((part, i) => (part ? [' / ', link(i)] : ' /'));
+  return [h('a', { href: datasetLink(name) }, name), ...crumbs, ' /'];
 }
 
 const emptyListing = () => ({ dirs: [], files: [], cached: new Map(), cursor: null, pages: 0 });
@@ -35,7 +36,8 @@ const emptyListing = () => ({ dirs: [], files: [], cached: new Map(), cursor: nu
 export function fileBrowser(name, { preload, free }, signal) {
   let dir = '';
   let listing = emptyListing();
-  let generation = 0; // answers for a directory since left, or a listing since replaced, are dropped
+  let pages = 1; // how many pages to show: "Load more" adds one, a reload lists them all again
+  let work = null; // {stale}: the listing in progress for the directory shown, which every request joins
 
   const actions = path => h('td', { className: 'actions' },
     h('button', { type: 'button', onclick: () => preload(path) }, 'Preload'),
@@ -56,7 +58,7 @@ export function fileBrowser(name, { preload, free }, signal) {
         size.textContent = bytes(file.size);
         modified.textContent = ago(file.mtime);
         modified.title = file.mtime ?? '';
-        [cache.textContent, cache.dataset.state] = cacheState(file.size, file.cached);
+        [cache.textContent, cache.dataset.state, cache.title] = cacheState(file.size, file.cached);
       },
     };
   }
@@ -76,7 +78,7 @@ export function fileBrowser(name, { preload, free }, signal) {
   function render() {
     const entries = [
       ...listing.dirs.map(path => ({ path, dir: true })),
-      ...listing.files.map(file => ({ ...file, cached: listing.cached.get(file.path) ?? 0 })),
+      ...listing.files.map(file => ({ ...file, cached: listing.cached.get(file.path) })),
     ];
     show(entries);
     empty.hidden = listing.pages === 0 || entries.length > 0;
@@ -92,37 +94,54 @@ export function fileBrowser(name, { preload, free }, signal) {
   function add(into, page) {
     into.dirs.push(...page.prefixes);
     into.files.push(...page.files);
-    // A Map, not an object: a file may well be named "__proto__".
+    // A Map, not an object: a file may well be named "__proto__". No map, or no entry, means unknown.
     for (const [path, cached] of Object.entries(page.cachedBytes ?? {})) into.cached.set(path, cached);
     into.cursor = page.nextCursor;
     into.pages++;
   }
 
-  // Lists again from the start, as many pages as are shown: a refresh keeps what "Load more" added.
-  async function reload() {
-    const run = ++generation;
-    const next = emptyListing();
-    do add(next, await fetchPage(next.cursor));
-    while (next.cursor && next.pages < listing.pages);
-    if (run === generation) {
+  // One listing at a time, never superseded (one slower than the 2 s refresh would otherwise never show): a reload
+  // asked for meanwhile marks it stale, and it lists once more when done, for every caller at once.
+  async function list(state) {
+    while (state.stale || (listing.cursor && listing.pages < pages)) {
+      const next = state.stale ? emptyListing() : listing;
+      state.stale = false;
+      do {
+        const page = await fetchPage(next.cursor);
+        if (work !== state) return; // the directory was left
+        add(next, page);
+      } while (next.cursor && next.pages < pages);
       listing = next;
       render();
     }
   }
 
-  async function loadMore() {
-    const run = ++generation;
-    const page = await fetchPage(listing.cursor);
-    if (run === generation) {
-      add(listing, page);
-      render();
+  function request(stale) {
+    if (work) {
+      work.stale ||= stale;
+      return work.done;
     }
+    const state = { stale };
+    work = state;
+    state.done = list(state).finally(() => {
+      if (work === state) work = null;
+    });
+    return state.done;
+  }
+
+  const reload = () => request(true);
+
+  function loadMore() {
+    pages = listing.pages + 1;
+    return request(false);
   }
 
   function open(path) {
     dir = path;
     crumbs.replaceChildren(...breadcrumbs(name, dir));
     listing = emptyListing();
+    pages = 1;
+    work = null;
     render();
     return reload();
   }

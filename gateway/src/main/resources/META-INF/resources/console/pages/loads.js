@@ -1,5 +1,6 @@
-// A dataset's DataLoads, newest first. Running loads follow their event stream, so their bars move live; a poll
-// finds loads started elsewhere and settles each one after its stream ends.
+// A dataset's DataLoads, newest first, refreshed by the page's poll. A few loading ones also follow their event
+// stream, so their bars move live: a browser holds 6 connections per host across all its tabs, and the stream of a
+// load scheduled for later stays open, idle, until the load has run.
 
 import { call, stream } from '../api.js';
 import { act, showError } from '../banner.js';
@@ -8,6 +9,9 @@ import { ago, bytes, count, rate, span } from '../format.js';
 import { keyedRows } from '../rows.js';
 
 const running = load => load.phase === 'Pending' || load.phase === 'Loading';
+const ended = load => load.phase === 'Complete' || load.phase === 'Failed' || load.phase === 'Cancelled';
+
+const MAX_STREAMS = 2;
 
 function percentDone(load) {
   if (load.phase === 'Complete') return 100; // also a load of nothing, whose bytesTotal is 0
@@ -22,7 +26,8 @@ const url = id => `/api/v1/dataloads/${encodeURIComponent(id)}`;
 /** @returns {el, add(load), poll()} */
 export function loadsSection(dataset, signal) {
   const loads = new Map(); // id → DataLoadStatus
-  const following = new Set();
+  const following = new Map(); // id → AbortController of its stream
+  signal.addEventListener('abort', () => following.forEach(controller => controller.abort()));
 
   const cancel = id => act(async () => show(await call(url(id), { method: 'DELETE', signal })));
 
@@ -68,34 +73,52 @@ export function loadsSection(dataset, signal) {
     empty);
   const rows = keyedRows(tbody, load => load.id, loadRow);
 
-  // Statuses arrive from the stream, the poll and actions, in any order: an older one never replaces a newer.
-  function show(load) {
+  function render() {
+    rows([...loads.values()].sort(newestFirst));
+    empty.hidden = loads.size > 0;
+  }
+
+  // Statuses arrive from the streams, the poll and actions, in any order: an older one never replaces a newer.
+  function put(load) {
     const known = loads.get(load.id);
     if (known && Date.parse(known.updatedAt) > Date.parse(load.updatedAt)) return;
     loads.set(load.id, load);
-    rows([...loads.values()].sort(newestFirst));
-    empty.hidden = true;
+    if (ended(load)) following.get(load.id)?.abort();
   }
 
+  function show(load) {
+    put(load);
+    render();
+  }
+
+  // Only the poll starts streams: one that broke waits for the next poll rather than reconnecting at once.
   function follow(id) {
-    if (following.has(id)) return;
-    following.add(id);
-    stream(`${url(id)}/events`, show, signal)
-      .then(() => call(url(id), { signal }))
-      .then(show)
+    const controller = new AbortController();
+    following.set(id, controller);
+    // Events already read when the stream was aborted are dropped: its load may be gone.
+    stream(`${url(id)}/events`, load => controller.signal.aborted || show(load), controller.signal)
       .catch(err => showError(err, 'poll'))
       .finally(() => following.delete(id));
   }
 
-  function add(load) {
-    show(load);
-    if (running(load)) follow(load.id);
-  }
-
   async function poll() {
-    const all = await call('/api/v1/dataloads', { signal });
-    all.filter(load => load.dataset === dataset).forEach(add);
+    const gone = new Set(loads.keys()); // those known before asking: one added meanwhile is not gone
+    for (const load of await call('/api/v1/dataloads', { signal })) {
+      if (load.dataset !== dataset) continue;
+      gone.delete(load.id);
+      put(load);
+    }
+    for (const id of gone) {
+      loads.delete(id);
+      following.get(id)?.abort();
+    }
+    render();
+    // The newest first, so a load just started from this page is among those followed.
+    for (const load of [...loads.values()].sort(newestFirst)) {
+      if (following.size >= MAX_STREAMS) break;
+      if (load.phase === 'Loading' && !following.has(load.id)) follow(load.id);
+    }
   }
 
-  return { el, add, poll };
+  return { el, add: show, poll };
 }

@@ -1,4 +1,4 @@
-// The cache workers: liveness, how well they serve, how full each storage tier is. Refreshed every 2 s.
+// The cache workers: liveness, how well they serve, how full each cache level (MEM, SSD, HDD) is. Refreshed every 2 s.
 
 import { call } from '../api.js';
 import { bar, fillBar, h, thead } from '../dom.js';
@@ -6,11 +6,11 @@ import { ago, bytes, ratio } from '../format.js';
 import { every } from '../poll.js';
 import { keyedRows } from '../rows.js';
 
-function tierLine(tier) {
+function levelLine(level) {
   const meter = bar();
-  fillBar(meter, tier.quotaBytes > 0 ? (100 * tier.usedBytes) / tier.quotaBytes : 0);
-  return h('div', { className: 'tier', title: tier.path },
-    meter, `${tier.medium} ${bytes(tier.usedBytes)} / ${bytes(tier.quotaBytes)}`);
+  fillBar(meter, level.quotaBytes > 0 ? (100 * level.usedBytes) / level.quotaBytes : 0);
+  return h('div', { className: 'level', title: level.path },
+    meter, `${level.medium} ${bytes(level.usedBytes)} / ${bytes(level.quotaBytes)}`);
 }
 
 function workerRow({ id }) {
@@ -21,9 +21,9 @@ function workerRow({ id }) {
   const up = h('td');
   const hits = h('td', { className: 'num' });
   const served = h('td', { className: 'num' });
-  const tiers = h('td');
+  const levels = h('td');
   const tr = h('tr', { 'data-worker': id },
-    h('td', { className: 'id' }, id, address), node, h('td', {}, state, heartbeat), up, hits, served, tiers);
+    h('td', { className: 'id' }, id, address), node, h('td', {}, state, heartbeat), up, hits, served, levels);
   return {
     tr,
     update(w) {
@@ -36,7 +36,7 @@ function workerRow({ id }) {
       const reads = w.hits + w.misses;
       hits.textContent = ratio(reads > 0 ? w.hits / reads : null);
       served.textContent = bytes(w.bytesServed);
-      tiers.replaceChildren(...w.tiers.map(tierLine));
+      levels.replaceChildren(...w.tiers.map(levelLine));
     },
   };
 }
@@ -47,7 +47,7 @@ export function workersPage(view, _params, signal) {
   view.append(
     h('h1', {}, 'Workers'),
     h('table', { id: 'workers' },
-      thead('Worker', 'Node', 'State', 'Up since', 'Hit ratio', 'Bytes served', 'Tiers'), tbody),
+      thead('Worker', 'Node', 'State', 'Up since', 'Hit ratio', 'Bytes served', 'Levels'), tbody),
     empty);
   const show = keyedRows(tbody, w => w.id, workerRow);
 
