@@ -197,6 +197,24 @@ class GranaryCliTest {
                 "cannot reach the gateway at http://127.0.0.1:1");
     }
 
+    @Test
+    @Order(8)
+    void pathsWithSpacesPercentSignsAndUnicodeAreListedLoadedAndFreed() throws IOException {
+        Path odd = Files.createDirectories(root.resolve("odd/my dir"));
+        Files.writeString(odd.resolve("50% off \u00fc.txt"), "sale");
+        assertThat(granary("dataset", "create", "odd", "--mount", odd.getParent().toUri().toString(), "--wait").exit())
+                .isZero();
+
+        assertThat(granary("ls", "odd").out()).contains("my dir/");
+        assertThat(granary("ls", "odd/my dir/").out()).containsPattern("50% off \u00fc\\.txt\\s+4 B\\s+-");
+        Run load = granary("load", "odd", "my dir/50% off \u00fc.txt", "--follow");
+        assertThat(load.exit()).as(load.err()).isZero();
+        assertThat(granary("ls", "odd/my dir/50% off \u00fc.txt").out()).containsPattern("4 B\\s+100%");
+        assertThat(granary("cache", "free", "odd/my dir/50% off \u00fc.txt").exit()).isZero();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(granary("ls", "odd/my dir/").out()).containsPattern("4 B\\s+-"));
+    }
+
     private static void assertOneLine(Run run, int exit, String says) {
         assertThat(run.exit()).as(run.err()).isEqualTo(exit);
         assertThat(run.err().strip().lines()).singleElement().asString().startsWith("granary: ").contains(says);
