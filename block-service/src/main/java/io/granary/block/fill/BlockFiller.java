@@ -38,10 +38,12 @@ public class BlockFiller {
     private final BlockSource source;
     private final ReadStats stats;
     private final FillStages stages;
+    private final PeerBlocks peers;
     private final Map<BlockKey, CompletableFuture<Optional<StoredBlock>>> inFlight = new ConcurrentHashMap<>();
 
-    BlockFiller(TieredStore store, BlockSource source, ReadStats stats, FillStages stages) {
+    BlockFiller(TieredStore store, BlockSource source, ReadStats stats, FillStages stages, PeerBlocks peers) {
         this.store = store;
+        this.peers = peers;
         this.source = source;
         this.stats = stats;
         this.stages = stages;
@@ -91,10 +93,13 @@ public class BlockFiller {
         CRC32C crc = new CRC32C();
         long reserved = System.nanoTime();
         stages.took(Stage.RESERVE, reserved - started);
-        try (InputStream in = source.open(key.dataset(), ref, 0, blockSize);
-             FileChannel out = FileChannel.open(reservation.temp(), StandardOpenOption.WRITE)) {
-            stages.took(Stage.FIRST_BYTE, System.nanoTime() - reserved);
-            length = copy(in, out, crc, reservation);
+        try {
+            length = fromPeer(key, ref, reservation, crc);
+            if (length > 0) {
+                stats.peerFill(length);
+            } else {
+                length = fromUnderStore(key, ref, blockSize, reservation, crc, reserved);
+            }
         } catch (LocalWriteFailed e) {
             store.abort(reservation);
             LOG.warnf("cannot store %s in %s (%s): serving it uncached", key, reservation.dir().path(),
@@ -120,6 +125,37 @@ public class BlockFiller {
         } catch (IOException e) {
             LOG.warnf("cannot store %s (%s): serving it uncached", key, e.getMessage());
             return Optional.empty();
+        }
+    }
+
+    /**
+     * The block from a worker that holds it (its owner until membership changed), or 0 when none does or the hand-over
+     * broke off: the under-store is then read as for any miss.
+     */
+    private long fromPeer(BlockKey key, BlockRef ref, Reservation reservation, CRC32C crc) throws LocalWriteFailed {
+        Optional<InputStream> peer = peers.open(key, ref);
+        if (peer.isEmpty()) {
+            return 0;
+        }
+        try (InputStream in = peer.get();
+             FileChannel out = FileChannel.open(reservation.temp(), StandardOpenOption.WRITE)) {
+            return copy(in, out, crc, reservation);
+        } catch (LocalWriteFailed e) {
+            throw e;
+        } catch (IOException e) {
+            LOG.debugf("hand-over of %s broke off (%s): reading the under-store", key, e.getMessage());
+            crc.reset();
+            return 0;
+        }
+    }
+
+    private long fromUnderStore(BlockKey key, BlockRef ref, long blockSize, Reservation reservation, CRC32C crc,
+                                long reserved) throws IOException {
+        try (InputStream in = source.open(key.dataset(), ref, 0, blockSize);
+             FileChannel out = FileChannel.open(reservation.temp(), StandardOpenOption.WRITE,
+                     StandardOpenOption.TRUNCATE_EXISTING)) {
+            stages.took(Stage.FIRST_BYTE, System.nanoTime() - reserved);
+            return copy(in, out, crc, reservation);
         }
     }
 

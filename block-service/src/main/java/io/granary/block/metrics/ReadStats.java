@@ -36,6 +36,8 @@ public class ReadStats {
     private final Counter bypassCounter;
     private final Counter bypassBytes;
     private final Counter shortCircuitBytes;
+    private final Counter peerFills;
+    private final Counter peerBytes;
     private final Counter underStoreBytesCounter;
     private final Timer underStoreLatency;
     private final Counter singleFlightWaits;
@@ -51,6 +53,8 @@ public class ReadStats {
         bypassCounter = registry.counter("granary.block.reads", "result", "bypass", "level", "none");
         bypassBytes = registry.counter("granary.block.bytes.served", "level", "none");
         shortCircuitBytes = registry.counter("granary.block.shortcircuit.bytes");
+        peerFills = registry.counter("granary.block.peer.fills");
+        peerBytes = registry.counter("granary.block.peer.bytes");
         underStoreBytesCounter = registry.counter("granary.understore.bytes");
         underStoreLatency = Timer.builder("granary.understore.read.latency")
                 .description("time until the under-store answers a block read").publishPercentileHistogram()
@@ -110,6 +114,12 @@ public class ReadStats {
     public void underStoreBytes(long bytes) {
         underStoreBytes.add(bytes);
         underStoreBytesCounter.increment(bytes);
+    }
+
+    /** A block taken from the worker that held it, not from the under-store. */
+    public void peerFill(long bytes) {
+        peerFills.increment();
+        peerBytes.increment(bytes);
     }
 
     public void singleFlightWait() {

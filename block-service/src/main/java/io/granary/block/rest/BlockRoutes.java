@@ -75,6 +75,10 @@ public class BlockRoutes {
             problem(ctx, e);
             return;
         }
+        if ("true".equals(ctx.request().getHeader(BlockApi.HELD_ONLY_HEADER))) {
+            handOver(ctx, request);
+            return;
+        }
         Optional<StoredBlock> held = store.find(request.key());
         // A sampled hit is checksummed first, off the event loop; the rest go straight to sendfile.
         if (held.isPresent() && (verifySample <= 0 || ThreadLocalRandom.current().nextDouble() >= verifySample)) {
@@ -83,6 +87,25 @@ public class BlockRoutes {
             return;
         }
         fillThenSend(ctx, request, range, held.orElse(null));
+    }
+
+    /**
+     * A block another worker takes over (it owns it now): sent whole if held, 404 if not, never filled, and no
+     * reader's read (neither a hit nor bytes served).
+     */
+    private void handOver(RoutingContext ctx, BlockRequest request) {
+        Optional<StoredBlock> held = store.peek(request.key());
+        if (held.isEmpty()) {
+            ctx.response().setStatusCode(404).end();
+            return;
+        }
+        StoredBlock block = held.get();
+        ctx.response().putHeader(BlockApi.BLOCK_LENGTH_HEADER, Long.toString(block.length()))
+                .sendFile(block.file().toString(), 0, block.length()).onFailure(failure -> {
+                    if (!ctx.response().ended()) {
+                        ctx.response().reset();  // moved or evicted meanwhile: the taker goes to the store
+                    }
+                });
     }
 
     /**

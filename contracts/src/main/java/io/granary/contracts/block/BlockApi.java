@@ -27,6 +27,8 @@ public final class BlockApi {
     public static final String LEVEL_HEADER = "X-Granary-Level";
     /** The whole block's length, whatever range was asked for. */
     public static final String BLOCK_LENGTH_HEADER = "X-Granary-Block-Length";
+    /** On a GET: answer 404 rather than fill a block this worker does not hold (another worker is asking). */
+    public static final String HELD_ONLY_HEADER = "X-Granary-Held-Only";
     public static final String HIT = "hit";
     public static final String MISS = "miss";
     public static final String BYPASS = "bypass";

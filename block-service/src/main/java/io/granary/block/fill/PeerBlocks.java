@@ -1,0 +1,101 @@
+package io.granary.block.fill;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.granary.block.config.BlockConfig;
+import io.granary.block.store.BlockKey;
+import io.granary.contracts.block.BlockApi;
+import io.granary.contracts.block.BlockRef;
+import io.granary.contracts.dataset.NodeCache;
+import io.granary.contracts.placement.RendezvousPlacement;
+import io.granary.contracts.worker.Worker;
+import io.granary.kit.client.MetadataClient;
+import io.granary.kit.security.ClusterCredential;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.rest.client.inject.RestClient;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A block another worker holds, for a miss here: when membership changes, blocks change owners, and the new owner
+ * takes a block from the worker that has it rather than from the under-store. Only workers the metadata-service
+ * counts as caching the dataset are asked (none in a cold cluster, so a cold read costs nothing more), the likeliest
+ * first by placement, at most {@link #ASKED} of them, each only for a block it already holds.
+ */
+@ApplicationScoped
+public class PeerBlocks {
+
+    static final int ASKED = 2;
+    private static final Logger LOG = Logger.getLogger(PeerBlocks.class);
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+
+    private final MetadataClient metadata;
+    private final String self;
+    private final String authorization;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(TIMEOUT).build();
+    /** Per dataset, the other live workers that cache some of it; asked again every few seconds. */
+    private final Cache<String, List<Worker>> holders = Caffeine.newBuilder()
+            .expireAfterWrite(Duration.ofSeconds(2)).maximumSize(10_000).build();
+
+    PeerBlocks(@RestClient MetadataClient metadata, BlockConfig config, ClusterCredential cluster) {
+        this.metadata = metadata;
+        this.self = config.workerId();
+        this.authorization = cluster.authorization();
+    }
+
+    /** The block's bytes from a worker that holds it, or empty. Blocks: call it off the event loop. */
+    public Optional<InputStream> open(BlockKey key, BlockRef ref) {
+        List<Worker> peers = holders.get(key.dataset(), this::holdersOf);
+        for (Worker peer : RendezvousPlacement.owners(key.id().toString(), peers, Map.of(), ASKED)) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(peer.address()
+                            + BlockApi.blockUri(key.dataset(), ref.index(), ref.path(), ref.etag())))
+                    .header("Authorization", authorization).header(BlockApi.HELD_ONLY_HEADER, "true")
+                    .timeout(TIMEOUT).GET().build();
+            try {
+                HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+                if (response.statusCode() == 200) {
+                    return Optional.of(response.body());
+                }
+                response.body().close();
+            } catch (IOException e) {
+                LOG.debugf("worker %s did not hand over %s: %s", peer.id(), key, e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+
+    private List<Worker> holdersOf(String dataset) {
+        try {
+            Set<String> caching = metadata.findNodes(dataset).toCompletableFuture()
+                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).orElse(List.of()).stream()
+                    .filter(node -> node.cachedBytes() > 0).flatMap(node -> node.workers().stream())
+                    .collect(Collectors.toSet());
+            if (caching.isEmpty()) {
+                return List.of();
+            }
+            return metadata.workers().stream()
+                    .filter(worker -> worker.live() && !worker.id().equals(self) && caching.contains(worker.id()))
+                    .toList();
+        } catch (Exception e) {  // the metadata-service away: the under-store serves, as it always could
+            LOG.debugf("no peers asked for %s: %s", dataset, e.getMessage());
+            return List.of();
+        }
+    }
+}
