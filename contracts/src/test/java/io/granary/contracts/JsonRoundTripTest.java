@@ -25,6 +25,7 @@ import io.granary.contracts.events.DeadLetter;
 import io.granary.contracts.events.HeartbeatEvent;
 import io.granary.contracts.events.ReadCounters;
 import io.granary.contracts.events.Topics;
+import io.granary.contracts.worker.DrainStatus;
 import io.granary.contracts.worker.Medium;
 import io.granary.contracts.worker.Tier;
 import io.granary.contracts.worker.Worker;
@@ -55,7 +56,7 @@ class JsonRoundTripTest {
                 new FileListing(List.of(new FileInfo("train/a.jpg", 10, AT, "abc")), List.of("train/b/"), "train/a.jpg"),
                 new NodeCache("node-1", 123, List.of("worker-1")),
                 new Worker("worker-1", "node-1", "http://127.0.0.1:8082", Map.of("zone", "a"), List.of(MEM), AT, true, AT, 1,
-                        2, 3),
+                        2, 3, new DrainStatus(DrainStatus.Phase.DRAINING, 10, 4, 1, AT, AT, null)),
                 new DataLoadSpec("imagenet", List.of(new Target("train", 2)), List.of("val/x"), false, LoadPolicy.CRON,
                         "0 2 * * *", 5),
                 new PreloadRequest("req-1", "imagenet", List.of(new Target("", null)), List.of(), true, LoadPolicy.ONCE,
@@ -65,7 +66,7 @@ class JsonRoundTripTest {
                 new BlockEvent(BlockEvent.Type.CACHED, "worker-1", "node-1", "imagenet", "0".repeat(32) + "-0", 16,
                         Medium.SSD, AT),
                 new HeartbeatEvent("worker-1", "node-1", "http://127.0.0.1:8082", Map.of(), List.of(MEM), 1, 2, 3, 4,
-                        Map.of("imagenet", new ReadCounters(1, 2, 3)), Map.of("imagenet", 16L), AT, AT),
+                        Map.of("imagenet", new ReadCounters(1, 2, 3)), Map.of("imagenet", 16L), AT, null, AT),
                 DatasetEvent.fileChanged("imagenet", "a.jpg", "etag2", AT),
                 DatasetEvent.cacheFreed("imagenet", "train/", AT),
                 new BlockLoadRequest("imagenet", List.of(new BlockRef("train/a.jpg", "etag", 0)), true),

@@ -61,6 +61,8 @@ final class AccessMatrix {
         expect("POST /api/v1/datasets/{name}/files/{path}/refresh", Role.WRITER, Scope.DATASET);
         expect("GET /api/v1/datasets/{name}/nodes", Role.READER, Scope.DATASET);
         expect("GET /api/v1/workers", Role.ADMIN, Scope.GLOBAL);
+        expect("POST /api/v1/workers/{id}/drain", Role.ADMIN, Scope.GLOBAL);
+        expect("DELETE /api/v1/workers/{id}/drain", Role.ADMIN, Scope.GLOBAL);
         expect("GET /api/v1/dataloads", Role.READER, Scope.OWN);
         expect("POST /api/v1/dataloads", Role.WRITER, Scope.BODY);
         expect("GET /api/v1/dataloads/{id}", Role.READER, Scope.OWN);
@@ -70,6 +72,9 @@ final class AccessMatrix {
         expect("POST /blocks/load", Role.CLUSTER, Scope.GLOBAL);
         expect("POST /blocks/{dataset}/reads", Role.CLUSTER, Scope.GLOBAL);
         expect("POST /blocks/{dataset}/held", Role.CLUSTER, Scope.GLOBAL);
+        expect("POST /worker/drain", Role.CLUSTER, Scope.GLOBAL);
+        expect("GET /worker/drain", Role.CLUSTER, Scope.GLOBAL);
+        expect("DELETE /worker/drain", Role.CLUSTER, Scope.GLOBAL);
         expect("DELETE /blocks/{dataset}", Role.CLUSTER, Scope.GLOBAL);
         // A worker's block reads and writes are Vert.x routes, outside its OpenAPI document.
         expect("GET /blocks/{dataset}/{index}", Role.CLUSTER, Scope.GLOBAL);

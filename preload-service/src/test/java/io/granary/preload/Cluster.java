@@ -75,7 +75,7 @@ final class Cluster {
         List<Map<String, Object>> all = given().baseUri(metadata).get("/api/v1/workers").jsonPath().getList("$");
         return all.stream().filter(w -> Boolean.TRUE.equals(w.get("live")))
                 .map(w -> new Worker((String) w.get("id"), (String) w.get("node"), (String) w.get("address"), Map.of(),
-                        List.of(), null, true, null, 0, 0, 0)).toList();
+                        List.of(), null, true, null, 0, 0, 0, null)).toList();
     }
 
     /** The bytes each worker should hold of the dataset by rendezvous placement, by worker address. */

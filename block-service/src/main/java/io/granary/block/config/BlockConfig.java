@@ -41,6 +41,10 @@ public interface BlockConfig {
     @WithDefault("60s")
     Duration datasetTtl();
 
+    /** How long a drain may take: past it, the blocks not handed over yet are dropped. */
+    @WithDefault("10m")
+    Duration drainDeadline();
+
     /** Cache levels, fastest first, as Fluid's tieredstore: MEM is a tmpfs directory, SSD/HDD disk directories. */
     List<Level> levels();
 

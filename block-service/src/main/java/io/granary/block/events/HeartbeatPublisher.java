@@ -1,6 +1,7 @@
 package io.granary.block.events;
 
 import io.granary.block.config.BlockConfig;
+import io.granary.block.drain.WorkerDrain;
 import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.TieredStore;
 import io.granary.contracts.events.HeartbeatEvent;
@@ -28,9 +29,12 @@ public class HeartbeatPublisher {
     private final String node;
     private final TieredStore store;
     private final ReadStats stats;
+    private final WorkerDrain drain;
 
     HeartbeatPublisher(@Channel(Topics.WORKER_HEARTBEATS) Emitter<String> emitter, KafkaEvents events,
-                       BlockConfig config, GranaryConfig shared, TieredStore store, ReadStats stats) {
+                       BlockConfig config, GranaryConfig shared, TieredStore store, ReadStats stats,
+                       WorkerDrain drain) {
+        this.drain = drain;
         this.emitter = emitter;
         this.node = shared.node();
         this.events = events;
@@ -45,7 +49,7 @@ public class HeartbeatPublisher {
         HeartbeatEvent heartbeat = new HeartbeatEvent(config.workerId(), node, config.advertisedAddress(),
                 config.labels(), store.tiers(), stats.hits(), stats.misses(), stats.bytesServed(),
                 stats.underStoreBytesRead(), stats.byDataset(), store.bytesByDataset(), STARTED_AT,
-                Instant.now());
+                drain.status(), Instant.now());
         events.send(emitter, Topics.WORKER_HEARTBEATS, config.workerId(), heartbeat);
     }
 }

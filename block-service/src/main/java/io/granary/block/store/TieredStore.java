@@ -188,6 +188,11 @@ public final class TieredStore {
     public record Eviction(int blocks, long bytes) {
     }
 
+    /** Every block held now, in no order. */
+    public List<StoredBlock> blocks() {
+        return List.copyOf(index.values());
+    }
+
     public int blockCount() {
         return index.size();
     }

@@ -2,6 +2,7 @@ package io.granary.contracts.events;
 
 import io.granary.contracts.validation.Check;
 import io.granary.contracts.validation.Validated;
+import io.granary.contracts.worker.DrainStatus;
 import io.granary.contracts.worker.Tier;
 
 import java.time.Instant;
@@ -17,13 +18,14 @@ import java.util.Map;
  * @param underStoreBytesRead bytes fetched from the under-store
  * @param datasets            hits and misses per dataset, from which each dataset's hit ratio is computed
  * @param startedAt           when the worker process started
+ * @param drain               its drain, when it is leaving; null otherwise
  * @param cachedBytes         bytes the worker holds per dataset, the whole truth: it replaces what block events
  *                            added up (they may be lost or delivered twice); null when the worker does not report it
  */
 public record HeartbeatEvent(String workerId, String node, String address, Map<String, String> labels,
                              List<Tier> tiers, long hits, long misses, long bytesServed, long underStoreBytesRead,
                              Map<String, ReadCounters> datasets, Map<String, Long> cachedBytes, Instant startedAt,
-                             Instant at)
+                             DrainStatus drain, Instant at)
         implements Validated<HeartbeatEvent> {
 
     public HeartbeatEvent {

@@ -11,7 +11,8 @@ import java.util.Map;
 
 /**
  * Highest-random-weight placement: a block's owners are the {@code replicas} workers with the largest
- * {@code weight(workerId, blockId)} among the live workers the dataset's nodeSelector allows. Every gateway and
+ * {@code weight(workerId, blockId)} among the live workers the dataset's nodeSelector allows (a draining worker
+ * is passed over). Every gateway and
  * preload replica computes it alone from the membership, so no block map exists; one worker joining or leaving
  * moves only the blocks it wins or held (about 1/N).
  *
@@ -35,7 +36,7 @@ public final class RendezvousPlacement {
         long block = mix(hash(blockId));
         List<Ranked> ranked = new ArrayList<>();
         for (Worker worker : workers) {
-            if (worker.live() && worker.matches(nodeSelector)) {
+            if (worker.owns() && worker.matches(nodeSelector)) {
                 ranked.add(new Ranked(worker, weight(hash(worker.id()), block)));
             }
         }

@@ -17,10 +17,11 @@ import java.util.Map;
  * @param hits          block reads it served from cache since it started
  * @param misses        block reads it had to fetch from the under-store
  * @param bytesServed   bytes readers got from it (sent, or read from its files on its node)
+ * @param drain         its drain when it is leaving (placement passes it over); null otherwise
  */
 public record Worker(String id, String node, String address, Map<String, String> labels, List<Tier> tiers,
                      Instant lastHeartbeat, boolean live, Instant startedAt, long hits, long misses,
-                     long bytesServed) {
+                     long bytesServed, DrainStatus drain) {
 
     public Worker {
         labels = labels == null ? Map.of() : Map.copyOf(labels);
@@ -29,7 +30,13 @@ public record Worker(String id, String node, String address, Map<String, String>
 
     /** The same worker, counted out of the membership after missing its heartbeats. */
     public Worker left() {
-        return new Worker(id, node, address, labels, tiers, lastHeartbeat, false, startedAt, hits, misses, bytesServed);
+        return new Worker(id, node, address, labels, tiers, lastHeartbeat, false, startedAt, hits, misses, bytesServed,
+                drain);
+    }
+
+    /** Live and not leaving: a worker placement may give blocks to. */
+    public boolean owns() {
+        return live && drain == null;
     }
 
     /** True when every entry of the selector is among this worker's labels; an empty selector takes everyone. */

@@ -130,6 +130,6 @@ class RendezvousPlacementTest {
 
     private static Worker worker(int i) {
         return new Worker("worker-" + i, "node-" + i, "http://10.0.0." + i + ":8082",
-                Map.of("zone", i % 2 == 0 ? "a" : "b"), List.of(), Instant.EPOCH, true, null, 0, 0, 0);
+                Map.of("zone", i % 2 == 0 ? "a" : "b"), List.of(), Instant.EPOCH, true, null, 0, 0, 0, null);
     }
 }

@@ -33,7 +33,7 @@ final class Local {
     }
 
     static Worker worker(String id, String address) {
-        return new Worker(id, "node-a", address, Map.of(), List.of(), Instant.EPOCH, true, null, 0, 0, 0);
+        return new Worker(id, "node-a", address, Map.of(), List.of(), Instant.EPOCH, true, null, 0, 0, 0, null);
     }
 
     /** A worker whose address answers nothing: a port just freed. */

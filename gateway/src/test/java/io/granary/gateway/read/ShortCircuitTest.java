@@ -142,7 +142,7 @@ class ShortCircuitTest {
         final OpenBlockFiles files = new OpenBlockFiles(16, 1);
         final ShortCircuit shortCircuit = new ShortCircuit(true, "node-1", files);
         final Worker owner = new Worker("worker-1", "node-1", "http://127.0.0.1:1", Map.of(), tiers, Instant.now(),
-                true, null, 0, 0, 0);
+                true, null, 0, 0, 0, null);
 
         @Override
         public void close() {

@@ -48,11 +48,17 @@ public class Membership {
 
     public void heartbeat(HeartbeatEvent beat) {
         Worker worker = new Worker(beat.workerId(), beat.node(), beat.address(), beat.labels(), beat.tiers(),
-                clock.instant(), true, beat.startedAt(), beat.hits(), beat.misses(), beat.bytesServed());
+                clock.instant(), true, beat.startedAt(), beat.hits(), beat.misses(), beat.bytesServed(),
+                beat.drain());
         Optional<WorkerState> before = workers.put(new WorkerState(worker, beat.datasets()));
         if (before.isEmpty() || !before.get().worker().live()) {
             LOG.infof("worker %s on %s joined", worker.id(), worker.node());
             events.publish(DatasetEvent.membership(DatasetEvent.Type.WORKER_JOINED, worker.id(), clock.instant()));
+        } else if (before.get().worker().owns() != worker.owns()) {
+            // A drain begun or given up: placement changes now, not when readers next re-read the workers.
+            LOG.infof("worker %s %s", worker.id(), worker.owns() ? "rejoined" : "is draining");
+            events.publish(DatasetEvent.membership(worker.owns() ? DatasetEvent.Type.WORKER_JOINED
+                    : DatasetEvent.Type.WORKER_LEFT, worker.id(), clock.instant()));
         }
     }
 

@@ -63,7 +63,7 @@ final class LoadRun {
             return refreshMetadata(dataset);
         }
         List<Worker> live = metadata.workers().stream()
-                .filter(worker -> worker.live() && worker.matches(dataset.spec().nodeSelector())).toList();
+                .filter(worker -> worker.owns() && worker.matches(dataset.spec().nodeSelector())).toList();
         if (live.isEmpty()) {
             progress.failed("", "no live cache worker may hold dataset " + dataset.name());
             return DataLoadPhase.FAILED;

@@ -33,7 +33,8 @@ final class Heartbeats implements AutoCloseable {
                 new StringSerializer(), new StringSerializer());
         timer.scheduleAtFixedRate(() -> workers.forEach(worker -> {
             HeartbeatEvent beat = new HeartbeatEvent(worker.id(), worker.node(), "http://127.0.0.1:9", Map.of(),
-                    List.of(), 0, 0, 0, 0, Map.of(), worker.cachedBytes(), Instant.EPOCH, Instant.now());
+                    List.of(), 0, 0, 0, 0, Map.of(), worker.cachedBytes(), Instant.EPOCH, null,
+                    Instant.now());
             try {
                 producer.send(new ProducerRecord<>(Topics.WORKER_HEARTBEATS, worker.id(), json.writeValueAsString(beat)));
             } catch (JsonProcessingException e) {

@@ -56,6 +56,8 @@ public final class AccessRules {
             Rule.of("POST", DATASETS + "/{name}/files/**/refresh", Role.WRITER, Scope.DATASET, null),
             Rule.of("GET", DATASETS + "/{name}/files/**", Role.READER, Scope.DATASET, null),
             Rule.of("GET", "/api/v1/workers", Role.ADMIN, Scope.GLOBAL, null),
+            Rule.of("POST", "/api/v1/workers/*/drain", Role.ADMIN, Scope.GLOBAL, "worker.drain"),
+            Rule.of("DELETE", "/api/v1/workers/*/drain", Role.ADMIN, Scope.GLOBAL, "worker.rejoin"),
             // preload-service: a DataLoad's dataset is in its body or its record, which the service checks
             Rule.of("GET", DATALOADS, Role.READER, Scope.OWN, null),
             Rule.of("POST", DATALOADS, Role.WRITER, Scope.OWN, "dataload.start"),
@@ -70,7 +72,10 @@ public final class AccessRules {
             Rule.of("POST", "/blocks/load", Role.CLUSTER, Scope.GLOBAL, null),
             Rule.of("POST", "/blocks/*/reads", Role.CLUSTER, Scope.GLOBAL, null),
             Rule.of("POST", "/blocks/*/held", Role.CLUSTER, Scope.GLOBAL, null),
-            Rule.of("DELETE", "/blocks/*", Role.CLUSTER, Scope.GLOBAL, "cache.free"));
+            Rule.of("DELETE", "/blocks/*", Role.CLUSTER, Scope.GLOBAL, "cache.free"),
+            Rule.of("POST", "/worker/drain", Role.CLUSTER, Scope.GLOBAL, null),
+            Rule.of("GET", "/worker/drain", Role.CLUSTER, Scope.GLOBAL, null),
+            Rule.of("DELETE", "/worker/drain", Role.CLUSTER, Scope.GLOBAL, null));
 
     private AccessRules() {
     }

@@ -1,0 +1,48 @@
+package io.granary.block.drain;
+
+import io.granary.contracts.worker.DrainStatus;
+import io.granary.kit.rest.NotFoundException;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/**
+ * {@code /worker/drain}: leave without losing the cache (POST), where it is (GET), or rejoin (DELETE). Outside
+ * {@code /blocks/}, where a dataset called {@code drain} would meet it.
+ */
+@Path(DrainResource.PATH)
+@Produces(MediaType.APPLICATION_JSON)
+public class DrainResource {
+
+    public static final String PATH = "/worker/drain";
+
+    private final WorkerDrain drain;
+
+    DrainResource(WorkerDrain drain) {
+        this.drain = drain;
+    }
+
+    @POST
+    public Response start() {
+        return Response.accepted(drain.start()).build();
+    }
+
+    @GET
+    public DrainStatus status() {
+        DrainStatus status = drain.status();
+        if (status == null) {
+            throw new NotFoundException("worker", "this worker is not draining");
+        }
+        return status;
+    }
+
+    @DELETE
+    public Response rejoin() {
+        drain.rejoin();
+        return Response.noContent().build();
+    }
+}
