@@ -215,6 +215,24 @@ class GranaryCliTest {
                 assertThat(granary("ls", "odd/my dir/").out()).containsPattern("4 B\\s+-"));
     }
 
+    @Test
+    @Order(9)
+    void aWorkerIsDrainedAndRejoins() throws IOException {
+        String id = json.readTree(granary("workers", "-o", "json").out()).get(0).get("id").asText();
+        assertOneLine(granary("workers", "drain", "nosuch"), Exit.NOT_FOUND, "no live worker 'nosuch'");
+
+        Run drain = granary("workers", "drain", id);
+        assertThat(drain.exit()).as(drain.err()).isZero();
+        assertThat(drain.out()).contains("worker " + id + " is draining");
+        // The only worker: its blocks have no other owner, so the drain ends with them counted as lost.
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(granary("workers").out())
+                .containsPattern(id + "\\s+\\S+\\s+drained \\d+/\\d+"));
+
+        assertThat(granary("workers", "rejoin", id).exit()).isZero();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                assertThat(json.readTree(granary("workers", "-o", "json").out()).get(0).has("drain")).isFalse());
+    }
+
     private static void assertOneLine(Run run, int exit, String says) {
         assertThat(run.exit()).as(run.err()).isEqualTo(exit);
         assertThat(run.err().strip().lines()).singleElement().asString().startsWith("granary: ").contains(says);

@@ -2,22 +2,28 @@ package io.granary.cli.commands;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.granary.cli.Exit;
+import io.granary.cli.api.ManagementApi;
 import io.granary.cli.output.Output;
 import io.granary.cli.output.Table;
 import io.granary.cli.output.Units;
+import io.granary.contracts.worker.DrainStatus;
 import io.granary.contracts.worker.Tier;
 import io.granary.contracts.worker.Worker;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Collectors;
 
 /** {@code granary workers}: the cache workers, live or not, with each level's use. */
 @Command(name = "workers", mixinStandardHelpOptions = true,
         description = "The cache workers: state, hit ratio, bytes served, each level's used/quota (admins).",
-        footerHeading = "%nExamples:%n", footer = {"  granary workers", "  granary workers -o yaml"})
+        subcommands = {WorkersCommand.Drain.class, WorkersCommand.Rejoin.class},
+        footerHeading = "%nExamples:%n", footer = {"  granary workers", "  granary workers -o yaml",
+                "  granary workers drain worker-8086"})
 public final class WorkersCommand extends GranaryCommand {
 
     static final String WORKERS = "/api/v1/workers";
@@ -41,8 +47,48 @@ public final class WorkersCommand extends GranaryCommand {
         return Exit.OK;
     }
 
+    @Command(name = "drain", mixinStandardHelpOptions = true,
+            description = "Have a worker hand its blocks to their next owners and drop them, so it can be stopped "
+                    + "without losing cache.",
+            footerHeading = "%nExample:%n", footer = "  granary workers drain worker-8086   # then: granary workers")
+    static final class Drain extends GranaryCommand {
+
+        @Parameters(paramLabel = "ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            DrainStatus drain = api().post(WORKERS + "/" + ManagementApi.segment(id) + "/drain", null,
+                    new TypeReference<DrainStatus>() {
+                    });
+            out().println("worker " + id + " is draining (" + drain.blocks() + " blocks); granary workers shows "
+                    + "how far; stop it once it is drained");
+            return Exit.OK;
+        }
+    }
+
+    @Command(name = "rejoin", mixinStandardHelpOptions = true,
+            description = "Make a drained or draining worker an owner of blocks again.",
+            footerHeading = "%nExample:%n", footer = "  granary workers rejoin worker-8086")
+    static final class Rejoin extends GranaryCommand {
+
+        @Parameters(paramLabel = "ID")
+        String id;
+
+        @Override
+        public Integer call() {
+            api().delete(WORKERS + "/" + ManagementApi.segment(id) + "/drain");
+            out().println("worker " + id + " owns blocks again");
+            return Exit.OK;
+        }
+    }
+
     static String state(Worker worker) {
-        return worker.live() ? "live" : "down";
+        if (!worker.live()) {
+            return "down";
+        }
+        return worker.drain() == null ? "live" : Units.phase(worker.drain().phase()).toLowerCase(Locale.ROOT) + " "
+                + worker.drain().moved() + "/" + worker.drain().blocks();
     }
 
     static String hitRatio(Worker worker) {

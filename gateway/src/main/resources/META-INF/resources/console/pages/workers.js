@@ -29,7 +29,9 @@ function workerRow({ id }) {
     update(w) {
       address.textContent = w.address;
       node.textContent = w.node;
-      state.textContent = w.live ? 'live' : 'down';
+      // A draining worker still serves but owns nothing: say how far its hand-over is.
+      state.textContent = !w.live ? 'down'
+        : w.drain ? `${w.drain.phase.toLowerCase()} ${w.drain.moved}/${w.drain.blocks}` : 'live';
       state.dataset.live = w.live;
       heartbeat.textContent = `heartbeat ${ago(w.lastHeartbeat)}`;
       up.textContent = ago(w.startedAt);
