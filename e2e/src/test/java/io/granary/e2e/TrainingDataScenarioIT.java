@@ -8,6 +8,7 @@ import io.granary.contracts.dataload.PreloadRequest;
 import io.granary.contracts.dataload.Target;
 import io.granary.devstack.S3ProxyServer;
 import io.granary.devstack.testing.Datasets;
+import io.granary.devstack.testing.Metrics;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;

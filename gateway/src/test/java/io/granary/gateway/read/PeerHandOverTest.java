@@ -3,6 +3,7 @@ package io.granary.gateway.read;
 import io.granary.contracts.block.BlockApi;
 import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.Identities;
+import io.granary.devstack.testing.Metrics;
 import io.granary.devstack.testing.StackResource;
 import io.granary.gateway.GatewayStack;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -20,8 +21,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -62,9 +61,9 @@ class PeerHandOverTest {
         String etag = given().baseUri(gateway.toString()).header("Authorization", Identities.ADMIN.authorization())
                 .get("/api/v1/datasets/handover/files/shard.bin").then().statusCode(200).extract().path("etag");
         // The second worker asked to hand over what it does not hold: 404, and nothing filled.
-        double storeReadsOfSecond = metric(second, "granary_understore_bytes_total");
+        double storeReadsOfSecond = Metrics.sum("granary_understore_bytes_total", second);
         block(second, etag, 0, true).then().statusCode(404);
-        assertThat(metric(second, "granary_understore_bytes_total")).isEqualTo(storeReadsOfSecond);
+        assertThat(Metrics.sum("granary_understore_bytes_total", second)).isEqualTo(storeReadsOfSecond);
 
         for (int index = 0; index < 3; index++) {
             assertThat(block(first, etag, index, false).then().statusCode(200).extract().asByteArray())
@@ -74,8 +73,8 @@ class PeerHandOverTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> given().baseUri(gateway.toString())
                 .header("Authorization", Identities.ADMIN.authorization()).get("/api/v1/datasets/handover/nodes")
                 .jsonPath().getList("findAll { it.cachedBytes > 0 }").size() > 0);
-        double storeBytes = metric(second, "granary_understore_bytes_total");
-        double handedOver = metric(second, "granary_block_peer_bytes_total");
+        double storeBytes = Metrics.sum("granary_understore_bytes_total", second);
+        double handedOver = Metrics.sum("granary_block_peer_bytes_total", second);
 
         for (int index = 0; index < 3; index++) {
             Response taken = block(second, etag, index, false);
@@ -84,9 +83,9 @@ class PeerHandOverTest {
             assertThat(taken.asByteArray()).isEqualTo(slice(content, index));
         }
 
-        assertThat(metric(second, "granary_understore_bytes_total")).as("nothing read from the store")
+        assertThat(Metrics.sum("granary_understore_bytes_total", second)).as("nothing read from the store")
                 .isEqualTo(storeBytes);
-        assertThat(metric(second, "granary_block_peer_bytes_total") - handedOver).isEqualTo(SIZE);
+        assertThat(Metrics.sum("granary_block_peer_bytes_total", second) - handedOver).isEqualTo(SIZE);
         assertThat(block(second, etag, 2, false).header(BlockApi.CACHE_HEADER)).isEqualTo(BlockApi.HIT);
     }
 
@@ -100,15 +99,5 @@ class PeerHandOverTest {
 
     private static byte[] slice(byte[] content, int index) {
         return Arrays.copyOfRange(content, index * MIB, Math.min(content.length, (index + 1) * MIB));
-    }
-
-    private static double metric(URI base, String name) {
-        String body = given().baseUri(base.toString()).get("/q/metrics").asString();
-        Matcher matcher = Pattern.compile("^" + name + "(\\{[^}]*})? ([0-9.E+-]+)$", Pattern.MULTILINE).matcher(body);
-        double sum = 0;
-        while (matcher.find()) {
-            sum += Double.parseDouble(matcher.group(2));
-        }
-        return sum;
     }
 }

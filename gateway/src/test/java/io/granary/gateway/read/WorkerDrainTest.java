@@ -2,6 +2,7 @@ package io.granary.gateway.read;
 
 import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.Identities;
+import io.granary.devstack.testing.Metrics;
 import io.granary.devstack.testing.StackResource;
 import io.granary.gateway.GatewayStack;
 import io.granary.gateway.s3.SdkClients;
@@ -24,8 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -83,20 +82,20 @@ class WorkerDrainTest {
                     .get("/blocks/stats").jsonPath().<Object>get("cachedBytes.leaving")).as("the drained worker").isNull();
         });
 
-        double storeFirst = metric(first, "granary_understore_bytes_total");
-        double storeSecond = metric(second, "granary_understore_bytes_total");
+        double storeFirst = Metrics.sum("granary_understore_bytes_total", first);
+        double storeSecond = Metrics.sum("granary_understore_bytes_total", second);
         readEverything(files);
-        assertThat(metric(first, "granary_understore_bytes_total")).isEqualTo(storeFirst);
-        assertThat(metric(second, "granary_understore_bytes_total")).isEqualTo(storeSecond);
+        assertThat(Metrics.sum("granary_understore_bytes_total", first)).isEqualTo(storeFirst);
+        assertThat(Metrics.sum("granary_understore_bytes_total", second)).isEqualTo(storeSecond);
 
         admin().delete("/api/v1/workers/" + LEAVING + "/drain").then().statusCode(204);
         await().atMost(Duration.ofSeconds(30)).until(() -> admin().get("/api/v1/workers").jsonPath()
                 .get("find { it.id == '" + LEAVING + "' }.drain") == null);
-        double takenBack = metric(first, "granary_block_peer_bytes_total");
+        double takenBack = Metrics.sum("granary_block_peer_bytes_total", first);
         readEverything(files);
-        assertThat(metric(first, "granary_understore_bytes_total")).isEqualTo(storeFirst);
-        assertThat(metric(second, "granary_understore_bytes_total")).isEqualTo(storeSecond);
-        assertThat(metric(first, "granary_block_peer_bytes_total")).as("its share, from its peer")
+        assertThat(Metrics.sum("granary_understore_bytes_total", first)).isEqualTo(storeFirst);
+        assertThat(Metrics.sum("granary_understore_bytes_total", second)).isEqualTo(storeSecond);
+        assertThat(Metrics.sum("granary_block_peer_bytes_total", first)).as("its share, from its peer")
                 .isGreaterThan(takenBack);
     }
 
@@ -128,15 +127,5 @@ class WorkerDrainTest {
 
     private RequestSpecification admin() {
         return given().baseUri(gateway.toString()).header("Authorization", Identities.ADMIN.authorization());
-    }
-
-    private static double metric(URI base, String name) {
-        String body = given().baseUri(base.toString()).get("/q/metrics").asString();
-        Matcher matcher = Pattern.compile("^" + name + "(\\{[^}]*})? ([0-9.E+-]+)$", Pattern.MULTILINE).matcher(body);
-        double sum = 0;
-        while (matcher.find()) {
-            sum += Double.parseDouble(matcher.group(2));
-        }
-        return sum;
     }
 }

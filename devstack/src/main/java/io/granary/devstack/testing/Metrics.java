@@ -1,4 +1,4 @@
-package io.granary.e2e;
+package io.granary.devstack.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,7 +9,7 @@ import java.net.http.HttpResponse;
 import java.util.List;
 
 /** Counters as the services expose them at {@code /q/metrics}: what the test reads to know where bytes came from. */
-final class Metrics {
+public final class Metrics {
 
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -17,11 +17,11 @@ final class Metrics {
     }
 
     /** The sum of every series of {@code name} (any labels) on each of the services. */
-    static double sum(String name, List<URI> services) {
+    public static double sum(String name, List<URI> services) {
         return services.stream().mapToDouble(service -> sum(name, service)).sum();
     }
 
-    static double sum(String name, URI service) {
+    public static double sum(String name, URI service) {
         try {
             String text = HTTP.send(HttpRequest.newBuilder(service.resolve("/q/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
