@@ -17,10 +17,6 @@ public final class Output {
             description = "table, json or yaml (default: ${DEFAULT-VALUE})")
     Format format = Format.TABLE;
 
-    public Format format() {
-        return format;
-    }
-
     /** The value as the format says: {@code table} for people, the API's own JSON or its YAML for scripts. */
     public void print(PrintWriter out, ObjectMapper json, Object value, Supplier<String> table) {
         try {
