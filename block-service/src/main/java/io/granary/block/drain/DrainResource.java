@@ -1,5 +1,6 @@
 package io.granary.block.drain;
 
+import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.worker.DrainStatus;
 import io.granary.kit.rest.NotFoundException;
 import jakarta.ws.rs.DELETE;
@@ -10,15 +11,10 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
-/**
- * {@code /worker/drain}: leave without losing the cache (POST), where it is (GET), or rejoin (DELETE). Outside
- * {@code /blocks/}, where a dataset called {@code drain} would meet it.
- */
-@Path(DrainResource.PATH)
+/** {@code /worker/drain}: leave without losing the cache (POST), where it is (GET), or rejoin (DELETE). */
+@Path(BlockApi.DRAIN)
 @Produces(MediaType.APPLICATION_JSON)
 public class DrainResource {
-
-    public static final String PATH = "/worker/drain";
 
     private final WorkerDrain drain;
 

@@ -1,11 +1,9 @@
 package io.granary.block.drain;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.block.client.DatasetDirectory;
 import io.granary.block.config.BlockConfig;
 import io.granary.block.store.StoredBlock;
 import io.granary.block.store.TieredStore;
-import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockLoadRequest;
 import io.granary.contracts.block.BlockLoadResult;
 import io.granary.contracts.block.BlockRef;
@@ -14,17 +12,12 @@ import io.granary.contracts.placement.RendezvousPlacement;
 import io.granary.contracts.worker.DrainStatus;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.client.MetadataClient;
-import io.granary.kit.security.ClusterCredential;
+import io.granary.kit.client.Workers;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 import org.jboss.logging.Logger;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -46,17 +39,13 @@ public class WorkerDrain {
     private static final Logger LOG = Logger.getLogger(WorkerDrain.class);
     /** Blocks per load request: a batch a new owner fills with its own parallelism. */
     private static final int BATCH = 64;
-    private static final Duration CALL_TIMEOUT = Duration.ofMinutes(2);
 
     private final TieredStore store;
     private final DatasetDirectory datasets;
     private final MetadataClient metadata;
-    private final ObjectMapper json;
+    private final Workers workers;
     private final String self;
-    private final String authorization;
     private final Duration deadline;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
     private final ExecutorService runner = Executors.newSingleThreadExecutor(task -> {
         Thread thread = new Thread(task, "drain");
         thread.setDaemon(true);
@@ -64,14 +53,13 @@ public class WorkerDrain {
     });
     private volatile DrainStatus status;
 
-    WorkerDrain(TieredStore store, DatasetDirectory datasets, @RestClient MetadataClient metadata, ObjectMapper json,
-                BlockConfig config, ClusterCredential cluster) {
+    WorkerDrain(TieredStore store, DatasetDirectory datasets, @RestClient MetadataClient metadata, Workers workers,
+                BlockConfig config) {
         this.store = store;
         this.datasets = datasets;
         this.metadata = metadata;
-        this.json = json;
+        this.workers = workers;
         this.self = config.workerId();
-        this.authorization = cluster.authorization();
         this.deadline = config.drainDeadline();
     }
 
@@ -110,27 +98,32 @@ public class WorkerDrain {
                 if (to.isEmpty()) {
                     failed++;
                 }
-                for (Worker owner : to) {
-                    batches.computeIfAbsent(new Target(owner, block.key().dataset()), key -> new ArrayList<>())
+                for (int i = 0; i < to.size(); i++) {
+                    batches.computeIfAbsent(new Target(to.get(i), block.key().dataset(), i == 0),
+                            key -> new ArrayList<>())
                             .add(new BlockRef(block.path(), block.etag(), block.key().id().index()));
                 }
             }
             for (Map.Entry<Target, List<BlockRef>> batch : batches.entrySet()) {
                 List<BlockRef> refs = batch.getValue();
-                for (int from = 0; from < refs.size() && stillDraining(begun); from += BATCH) {
+                for (int from = 0; from < refs.size() && current(begun) && Instant.now().isBefore(begun.deadline());
+                     from += BATCH) {
                     List<BlockRef> part = refs.subList(from, Math.min(refs.size(), from + BATCH));
                     int loaded = handOver(batch.getKey(), part);
-                    moved += loaded;
-                    failed += part.size() - loaded;
-                    update(begun, held.size(), moved, failed, null);
+                    if (batch.getKey().first()) {  // a block counts once, by its first owner, however many replicas
+                        moved += loaded;
+                        failed += part.size() - loaded;
+                        update(begun, held.size(), moved, failed, null);
+                    }
                 }
             }
         } catch (RuntimeException e) {
             LOG.warnf("drain of %s stopped: %s", self, e.getMessage());
         }
-        if (stillDraining(begun)) {
-            held.forEach(block -> store.evict(block.key().dataset(), block.path()));
-            update(begun, held.size(), moved, failed, Instant.now());
+        if (current(begun)) {  // done, or past the deadline: what is not handed over is dropped with the rest
+            // Everything goes, blocks filled while readers still counted this worker an owner included.
+            held.stream().map(block -> block.key().dataset()).distinct().forEach(dataset -> store.evict(dataset, ""));
+            update(begun, held.size(), moved, held.size() - moved, Instant.now());
             LOG.infof("worker %s drained: %d of %d blocks handed over, %d lost", self, moved, held.size(),
                     held.size() - moved);
         }
@@ -167,31 +160,20 @@ public class WorkerDrain {
     /** Asks the new owner to hold the blocks; answers how many it holds now. */
     private int handOver(Target target, List<BlockRef> refs) {
         try {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(target.owner().address() + BlockApi.ROOT + "/load"))
-                    .header("Authorization", authorization).header("Content-Type", "application/json")
-                    .timeout(CALL_TIMEOUT).POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(
-                            new BlockLoadRequest(target.dataset(), refs, false)))).build();
-            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            if (response.statusCode() != 200) {
-                LOG.warnf("worker %s refused %d blocks of %s: %d", target.owner().id(), refs.size(), target.dataset(),
-                        response.statusCode());
-                return 0;
-            }
-            BlockLoadResult result = json.readValue(response.body(), BlockLoadResult.class);
+            BlockLoadResult result = workers.at(target.owner().address())
+                    .load(new BlockLoadRequest(target.dataset(), refs, false));
             return result.cached() + result.filled();
-        } catch (IOException e) {
+        } catch (RuntimeException e) {  // refused or unreachable: those blocks are not moved
             LOG.warnf("worker %s did not take %d blocks of %s: %s", target.owner().id(), refs.size(),
                     target.dataset(), e.getMessage());
-            return 0;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             return 0;
         }
     }
 
-    private boolean stillDraining(DrainStatus begun) {
+    /** Whether this drain still stands (no rejoin since it began). */
+    private boolean current(DrainStatus begun) {
         DrainStatus now = status;
-        return now != null && now.startedAt().equals(begun.startedAt()) && Instant.now().isBefore(begun.deadline());
+        return now != null && now.startedAt().equals(begun.startedAt());
     }
 
     private synchronized void update(DrainStatus begun, int blocks, int moved, int failed, Instant finished) {
@@ -201,7 +183,8 @@ public class WorkerDrain {
         }
     }
 
-    private record Target(Worker owner, String dataset) {
+    /** @param first the block's first owner among its new ones: where its move is counted */
+    private record Target(Worker owner, String dataset, boolean first) {
     }
 
     @PreDestroy

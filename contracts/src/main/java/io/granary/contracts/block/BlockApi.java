@@ -14,6 +14,7 @@ import java.nio.file.Path;
  * POST   /blocks/load                             a {@link BlockLoadRequest}, answered with a {@link BlockLoadResult}
  * POST   /blocks/{dataset}/reads                  a {@link LocalReads} report of short-circuit reads (204)
  * POST   /blocks/{dataset}/held                   a list of block ids, answered with the length of each held here
+ * POST   /worker/drain                            leave without losing the cache (GET: how far; DELETE: rejoin)
  * DELETE /blocks/{dataset}?prefix=P               evict the dataset's blocks (under a path prefix)
  * GET    /blocks/stats                            levels, counters
  * </pre>
@@ -21,6 +22,8 @@ import java.nio.file.Path;
 public final class BlockApi {
 
     public static final String ROOT = "/blocks";
+    /** A worker's drain: outside {@link #ROOT}, where a dataset called {@code drain} would meet it. */
+    public static final String DRAIN = "/worker/drain";
     /** How a GET was served: {@link #HIT}, {@link #MISS} (filled now) or {@link #BYPASS} (read through, not stored). */
     public static final String CACHE_HEADER = "X-Granary-Cache";
     /** The level (MEM, SSD, HDD) the block was served from. */

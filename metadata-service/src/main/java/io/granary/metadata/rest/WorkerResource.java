@@ -1,11 +1,11 @@
 package io.granary.metadata.rest;
 
 import io.granary.contracts.dataset.MetadataApi;
-import io.granary.contracts.worker.Worker;
 import io.granary.contracts.validation.Problem;
+import io.granary.contracts.worker.Worker;
+import io.granary.kit.client.Workers;
 import io.granary.kit.rest.NotFoundException;
 import io.granary.kit.rest.ProblemMappers;
-import io.granary.kit.security.ClusterCredential;
 import io.granary.metadata.service.Membership;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -13,16 +13,12 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The cache workers: tiers, capacity, use, last heartbeat, whether they are live or leaving; and asking one to leave
@@ -32,17 +28,12 @@ import java.util.List;
 @Produces(MediaType.APPLICATION_JSON)
 public class WorkerResource {
 
-    /** The worker's own drain resource. */
-    private static final String DRAIN = "/worker/drain";
-
     private final Membership membership;
-    private final String authorization;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
+    private final Workers workers;
 
-    WorkerResource(Membership membership, ClusterCredential cluster) {
+    WorkerResource(Membership membership, Workers workers) {
         this.membership = membership;
-        this.authorization = cluster.authorization();
+        this.workers = workers;
     }
 
     @GET
@@ -54,14 +45,17 @@ public class WorkerResource {
     @POST
     @Path("{id}/drain")
     public Response drain(@PathParam("id") String id) {
-        return forward(live(id), "POST");
+        return forward(live(id), worker -> Response.accepted(workers.at(worker.address()).drain()).build());
     }
 
     /** 204: the worker is an owner again (a drain under way stops). */
     @DELETE
     @Path("{id}/drain")
     public Response rejoin(@PathParam("id") String id) {
-        return forward(live(id), "DELETE");
+        return forward(live(id), worker -> {
+            workers.at(worker.address()).rejoin();
+            return Response.noContent().build();
+        });
     }
 
     private Worker live(String id) {
@@ -69,19 +63,13 @@ public class WorkerResource {
                 .orElseThrow(() -> new NotFoundException("id", "no live worker '" + id + "'"));
     }
 
-    /** The worker's answer as it gave it; 502 when it cannot be reached. */
-    private Response forward(Worker worker, String method) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(worker.address() + DRAIN))
-                .header("Authorization", authorization).timeout(Duration.ofSeconds(10))
-                .method(method, HttpRequest.BodyPublishers.noBody()).build();
+    /** The worker's refusal as it gave it; 502 when it cannot be reached. */
+    private static Response forward(Worker worker, Function<Worker, Response> call) {
         try {
-            HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
-            return answer.body().isEmpty() ? Response.status(answer.statusCode()).build()
-                    : Response.status(answer.statusCode()).type(MediaType.APPLICATION_JSON).entity(answer.body()).build();
-        } catch (IOException | InterruptedException e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
+            return call.apply(worker);
+        } catch (WebApplicationException e) {
+            return Response.fromResponse(e.getResponse()).build();
+        } catch (RuntimeException e) {
             return ProblemMappers.problem(Problem.of(502, "Bad Gateway", "worker " + worker.id() + " cannot be reached",
                     "id"));
         }

@@ -4,7 +4,7 @@ import io.granary.contracts.block.BlockLoadRequest;
 import io.granary.contracts.block.BlockLoadResult;
 import io.granary.contracts.block.ByteSize;
 import io.granary.contracts.worker.Worker;
-import io.granary.preload.client.Workers;
+import io.granary.kit.client.Workers;
 import io.granary.preload.config.PreloadConfig;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;

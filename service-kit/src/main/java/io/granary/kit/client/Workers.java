@@ -1,4 +1,4 @@
-package io.granary.preload.client;
+package io.granary.kit.client;
 
 import io.granary.kit.security.ClusterHeaders;
 import io.quarkus.rest.client.reactive.QuarkusRestClientBuilder;
