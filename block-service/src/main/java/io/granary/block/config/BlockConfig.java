@@ -45,6 +45,21 @@ public interface BlockConfig {
     @WithDefault("10m")
     Duration drainDeadline();
 
+    /**
+     * Drain before stopping on SIGTERM (a scale-in). Off by default: a restart on the same node keeps the blocks on
+     * its disk and its share of placement, so moving them away and back would only cost.
+     */
+    @WithDefault("false")
+    boolean drainOnStop();
+
+    /**
+     * Bytes per second this worker hands over to new owners when it drains or when a joining worker takes its share
+     * (rebalance): moves share the links and disks with readers. 0 stops the rebalance on join (drains still run,
+     * unthrottled).
+     */
+    @WithDefault("64MiB")
+    String moveRate();
+
     /** Cache levels, fastest first, as Fluid's tieredstore: MEM is a tmpfs directory, SSD/HDD disk directories. */
     List<Level> levels();
 

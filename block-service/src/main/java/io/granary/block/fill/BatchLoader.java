@@ -65,7 +65,7 @@ public class BatchLoader {
         List<Future<Optional<StoredBlock>>> running = new ArrayList<>();
         for (BlockRef ref : missing) {
             BlockKey key = new BlockKey(request.dataset(), ref.id(request.dataset()));
-            Callable<Optional<StoredBlock>> fill = () -> filler.fill(key, ref);
+            Callable<Optional<StoredBlock>> fill = () -> filler.fill(key, ref, request.holder());
             running.add(request.forReader() ? now(fill) : fills.submit(fill));
         }
         int filled = 0;

@@ -54,6 +54,11 @@ public class BlockFiller {
      * serves it straight from the under-store (a full cache slows a read, never fails it).
      */
     public Optional<StoredBlock> fill(BlockKey key, BlockRef ref) {
+        return fill(key, ref, null);
+    }
+
+    /** @param holder the worker known to hold the block, asked before any other (null: none known) */
+    public Optional<StoredBlock> fill(BlockKey key, BlockRef ref, String holder) {
         CompletableFuture<Optional<StoredBlock>> mine = new CompletableFuture<>();
         CompletableFuture<Optional<StoredBlock>> running = inFlight.putIfAbsent(key, mine);
         if (running != null) {
@@ -68,7 +73,7 @@ public class BlockFiller {
             // Filled by a flight that ended between the caller's lookup and ours.
             Optional<StoredBlock> block = store.find(key);
             if (block.isEmpty()) {
-                block = load(key, ref);
+                block = load(key, ref, holder);
             }
             mine.complete(block);
             return block;
@@ -80,7 +85,7 @@ public class BlockFiller {
         }
     }
 
-    private Optional<StoredBlock> load(BlockKey key, BlockRef ref) {
+    private Optional<StoredBlock> load(BlockKey key, BlockRef ref, String holder) {
         long started = System.nanoTime();
         long blockSize = source.blockSize(key.dataset());
         Optional<Reservation> room = store.reserve(key, blockSize);
@@ -94,7 +99,7 @@ public class BlockFiller {
         long reserved = System.nanoTime();
         stages.took(Stage.RESERVE, reserved - started);
         try {
-            length = fromPeer(key, ref, reservation, crc);
+            length = fromPeer(key, ref, holder, reservation, crc);
             if (length > 0) {
                 stats.peerFill(length);
             } else {
@@ -132,8 +137,9 @@ public class BlockFiller {
      * The block from a worker that holds it (its owner until membership changed), or 0 when none does or the hand-over
      * broke off: the under-store is then read as for any miss.
      */
-    private long fromPeer(BlockKey key, BlockRef ref, Reservation reservation, CRC32C crc) throws LocalWriteFailed {
-        Optional<InputStream> peer = peers.open(key, ref);
+    private long fromPeer(BlockKey key, BlockRef ref, String holder, Reservation reservation, CRC32C crc)
+            throws LocalWriteFailed {
+        Optional<InputStream> peer = peers.open(key, ref, holder);
         if (peer.isEmpty()) {
             return 0;
         }

@@ -23,7 +23,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -51,34 +50,69 @@ public class PeerBlocks {
     private final Cache<String, List<Worker>> holders = Caffeine.newBuilder()
             .expireAfterWrite(Duration.ofSeconds(2)).maximumSize(10_000).build();
 
+    private final Cache<String, List<Worker>> others = Caffeine.newBuilder()
+            .expireAfterWrite(Duration.ofSeconds(2)).maximumSize(1).build();
+
     PeerBlocks(@RestClient MetadataClient metadata, BlockConfig config, ClusterCredential cluster) {
         this.metadata = metadata;
         this.self = config.workerId();
         this.authorization = cluster.authorization();
     }
 
-    /** The block's bytes from a worker that holds it, or empty. Blocks: call it off the event loop. */
-    public Optional<InputStream> open(BlockKey key, BlockRef ref) {
+    /**
+     * The block's bytes from a worker that holds it, or empty: {@code holder} first when named (the worker handing
+     * its blocks over, asked by its id, never by an address a caller gave), then the likeliest of the others.
+     * Blocks: call it off the event loop.
+     */
+    public Optional<InputStream> open(BlockKey key, BlockRef ref, String holder) {
+        if (holder != null && !holder.equals(self)) {
+            Optional<Worker> named = live().stream().filter(worker -> worker.id().equals(holder)).findFirst();
+            Optional<InputStream> handed = named.flatMap(worker -> ask(worker, key, ref));
+            if (handed.isPresent()) {
+                return handed;
+            }
+        }
         List<Worker> peers = holders.get(key.dataset(), this::holdersOf);
-        for (Worker peer : RendezvousPlacement.owners(key.id().toString(), peers, Map.of(), ASKED)) {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(peer.address()
-                            + BlockApi.blockUri(key.dataset(), ref.index(), ref.path(), ref.etag())))
-                    .header("Authorization", authorization).header(BlockApi.HELD_ONLY_HEADER, "true")
-                    .timeout(TIMEOUT).GET().build();
-            try {
-                HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-                if (response.statusCode() == 200) {
-                    return Optional.of(response.body());
+        // Ranked, not placed: a draining worker owns nothing and is the one that holds the block.
+        for (Worker peer : RendezvousPlacement.ranked(key.id().toString(), peers).stream().limit(ASKED).toList()) {
+            if (!peer.id().equals(holder)) {
+                Optional<InputStream> handed = ask(peer, key, ref);
+                if (handed.isPresent()) {
+                    return handed;
                 }
-                response.body().close();
-            } catch (IOException e) {
-                LOG.debugf("worker %s did not hand over %s: %s", peer.id(), key, e.getMessage());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return Optional.empty();
             }
         }
         return Optional.empty();
+    }
+
+    private Optional<InputStream> ask(Worker peer, BlockKey key, BlockRef ref) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(peer.address()
+                        + BlockApi.blockUri(key.dataset(), ref.index(), ref.path(), ref.etag())))
+                .header("Authorization", authorization).header(BlockApi.HELD_ONLY_HEADER, "true")
+                .timeout(TIMEOUT).GET().build();
+        try {
+            HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+            if (response.statusCode() == 200) {
+                return Optional.of(response.body());
+            }
+            response.body().close();
+        } catch (IOException e) {
+            LOG.debugf("worker %s did not hand over %s: %s", peer.id(), key, e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return Optional.empty();
+    }
+
+    /** The other live workers, owners or not; asked again every few seconds. */
+    private List<Worker> live() {
+        try {
+            return others.get("", any -> metadata.workers().stream()
+                    .filter(worker -> worker.live() && !worker.id().equals(self)).toList());
+        } catch (RuntimeException e) {  // the metadata-service away: the under-store serves, as it always could
+            LOG.debugf("no peers known: %s", e.getMessage());
+            return List.of();
+        }
     }
 
     private List<Worker> holdersOf(String dataset) {
@@ -90,9 +124,7 @@ public class PeerBlocks {
             if (caching.isEmpty()) {
                 return List.of();
             }
-            return metadata.workers().stream()
-                    .filter(worker -> worker.live() && !worker.id().equals(self) && caching.contains(worker.id()))
-                    .toList();
+            return live().stream().filter(worker -> caching.contains(worker.id())).toList();
         } catch (Exception e) {  // the metadata-service away: the under-store serves, as it always could
             LOG.debugf("no peers asked for %s: %s", dataset, e.getMessage());
             return List.of();

@@ -184,6 +184,16 @@ public final class TieredStore {
                 && !block.etag().equals(currentEtag));
     }
 
+    /** Drops this copy of a block (not a newer one filled meanwhile); false when it is no longer held. */
+    public boolean drop(StoredBlock block) {
+        if (index.remove(block.key(), block)) {
+            forget(block);
+            listener.evicted(block);
+            return true;
+        }
+        return false;
+    }
+
     /** How many blocks and bytes an eviction dropped. */
     public record Eviction(int blocks, long bytes) {
     }

@@ -8,10 +8,16 @@ import java.util.List;
  *
  * @param forReader a reader waits on these blocks (the gateway's fills): they are filled at once, not queued behind
  *                  preloads, which share a limited number of fills
+ * @param holder    the id of the worker that holds these blocks and hands them over (a drain, a rebalance): they are
+ *                  asked of it first; null when none is known
  */
-public record BlockLoadRequest(String dataset, List<BlockRef> blocks, boolean forReader) {
+public record BlockLoadRequest(String dataset, List<BlockRef> blocks, boolean forReader, String holder) {
 
     public BlockLoadRequest {
         blocks = blocks == null ? List.of() : List.copyOf(blocks);
+    }
+
+    public BlockLoadRequest(String dataset, List<BlockRef> blocks, boolean forReader) {
+        this(dataset, blocks, forReader, null);
     }
 }

@@ -48,6 +48,16 @@ public final class RendezvousPlacement {
         return owners;
     }
 
+    /**
+     * Every one of the workers, best first for the block, whether it may own blocks or not: who most likely holds
+     * it, since a worker leaving (or left) held the share it was best for.
+     */
+    public static List<Worker> ranked(String blockId, Collection<Worker> workers) {
+        long block = mix(hash(blockId));
+        return workers.stream().map(worker -> new Ranked(worker, weight(hash(worker.id()), block)))
+                .sorted(Ranked.BEST_FIRST).map(Ranked::worker).toList();
+    }
+
     /** The weight of a worker for a block, from their ids. */
     public static long weight(String workerId, String blockId) {
         return weight(hash(workerId), mix(hash(blockId)));

@@ -28,7 +28,7 @@ import java.util.Map;
  * metadata-service runs), a fresh {@code test.work-dir} for the service under test, and
  * {@code test.<module>-url} for each service ({@code <module>-2-url} for its second instance...) and
  * {@code test.<module>-pid}, so a test can kill one. An init arg {@code <module>:<property>} sets that property
- * of the module's instances.
+ * of the module's instances, {@code <module>-2:<property>} of its second instance only.
  */
 public class StackResource implements QuarkusTestResourceLifecycleManager {
 
@@ -42,6 +42,9 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
     private List<String> modules = List.of();
     /** Settings of one module's instances, from init args named {@code <module>:<property>}. */
     private final Map<String, Map<String, String>> extra = new HashMap<>();
+    private final Map<String, Integer> instances = new HashMap<>();
+    /** What the stack gave the service under test, which a service started later is wired from too. */
+    private Map<String, String> config;
     private Path dir;
 
     @Override
@@ -59,33 +62,52 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
 
     @Override
     public Map<String, String> start() {
-        Map<String, String> config = new HashMap<>();
+        config = new HashMap<>();
         config.putAll(kafka.start());
         config.putAll(s3.start());
         try {
             dir = Files.createTempDirectory("granary-stack");
             config.put(ALLOWED_ROOTS, Files.createDirectories(dir.resolve("local")).toString());
             config.put("test.work-dir", Files.createDirectories(dir.resolve("work")).toString());
-            Map<String, Integer> instances = new HashMap<>();
             for (String module : modules) {
-                String name = module.strip();
-                int instance = instances.merge(name, 1, Integer::sum);
-                String label = instance == 1 ? name : name + "-" + instance;
-                int port = Ports.free();
-                ServiceProcess service = ServiceProcess.start(name, port, serviceConfig(name, label, config),
-                        dir.resolve(label));
-                services.add(service);
-                config.put("test." + label + "-url", service.url().toString());
-                if (label.equals("metadata-service")) {
-                    config.put(METADATA_URL, service.url().toString());
-                }
-                config.put("test." + label + "-pid", Long.toString(service.pid()));
+                launch(module.strip(), config);
             }
         } catch (IOException e) {
             stop();
             throw new UncheckedIOException(e);
         }
-        return config;
+        return new HashMap<>(config);
+    }
+
+    /**
+     * One more instance of a module, started while the test runs (a worker joining); stopped with the rest. A test
+     * gets the stack from a field annotated {@link InjectStack}.
+     */
+    public synchronized ServiceProcess startAnother(String module) {
+        try {
+            return launch(module, config);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void inject(TestInjector injector) {
+        injector.injectIntoFields(this, new TestInjector.AnnotatedAndMatchesType(InjectStack.class, StackResource.class));
+    }
+
+    private ServiceProcess launch(String name, Map<String, String> config) throws IOException {
+        int instance = instances.merge(name, 1, Integer::sum);
+        String label = instance == 1 ? name : name + "-" + instance;
+        int port = Ports.free();
+        ServiceProcess service = ServiceProcess.start(name, port, serviceConfig(name, label, config), dir.resolve(label));
+        services.add(service);
+        config.put("test." + label + "-url", service.url().toString());
+        if (label.equals("metadata-service")) {
+            config.put(METADATA_URL, service.url().toString());
+        }
+        config.put("test." + label + "-pid", Long.toString(service.pid()));
+        return service;
     }
 
     /**
@@ -132,6 +154,7 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
             default -> throw new IllegalArgumentException("StackResource cannot run " + module + " yet");
         }
         properties.putAll(extra.getOrDefault(module, Map.of()));
+        properties.putAll(extra.getOrDefault(label, Map.of()));
         return properties;
     }
 

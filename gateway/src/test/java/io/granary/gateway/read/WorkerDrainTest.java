@@ -67,6 +67,8 @@ class WorkerDrainTest {
                 "Complete".equals(admin().get("/api/v1/dataloads/" + load).path("phase")));
         await().atMost(Duration.ofSeconds(30)).until(() -> cachedBytes() == total);
 
+        double storeFirst = Metrics.sum("granary_understore_bytes_total", first);
+        double storeSecond = Metrics.sum("granary_understore_bytes_total", second);
         admin().post("/api/v1/workers/" + LEAVING + "/drain").then().statusCode(202)
                 .body("phase", equalTo("Draining"));
         await().atMost(Duration.ofSeconds(60)).until(() -> "Drained".equals(
@@ -82,8 +84,6 @@ class WorkerDrainTest {
                     .get("/blocks/stats").jsonPath().<Object>get("cachedBytes.leaving")).as("the drained worker").isNull();
         });
 
-        double storeFirst = Metrics.sum("granary_understore_bytes_total", first);
-        double storeSecond = Metrics.sum("granary_understore_bytes_total", second);
         readEverything(files);
         assertThat(Metrics.sum("granary_understore_bytes_total", first)).isEqualTo(storeFirst);
         assertThat(Metrics.sum("granary_understore_bytes_total", second)).isEqualTo(storeSecond);
