@@ -23,9 +23,16 @@ public interface MetadataConfig {
     @WithDefault("3")
     int missedHeartbeats();
 
-    /** File entries kept in memory per replica; the rest stay on disk and are read on demand. */
-    @WithDefault("200000")
+    /**
+     * File entries the replicated cache keeps in memory; the rest stay in its store on disk. Stats and listings read
+     * the replica's sorted file index, not these.
+     */
+    @WithDefault("10000")
     long filesInMemory();
+
+    /** Memory the file index's page cache may take (the index itself is on disk, under the data directory). */
+    @WithDefault("64MiB")
+    String fileIndexCache();
 
     /** How often the coordinator looks for expired metadataTtls and lapsed listings ({@code Resync}). */
     @WithDefault("10s")

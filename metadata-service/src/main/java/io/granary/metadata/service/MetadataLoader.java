@@ -17,7 +17,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.NavigableSet;
 import java.util.Optional;
 
 /**
@@ -102,14 +101,12 @@ public class MetadataLoader {
         private final String root;
         private final List<String> shadows;
         private final boolean announce;
-        private final NavigableSet<String> cached;
 
         MountWalk(String dataset, String root, List<String> shadows, boolean announce) {
             this.dataset = dataset;
             this.root = root;
             this.shadows = shadows;
             this.announce = announce;
-            this.cached = files.paths(dataset);
         }
 
         Totals run(Mount mount) {
@@ -128,7 +125,7 @@ public class MetadataLoader {
                     }
                     removeBetween(previous, path);
                     FileInfo info = new FileInfo(path, object.size(), object.mtime(), object.etag());
-                    Optional<FileInfo> known = cached.contains(path) ? files.stat(dataset, path) : Optional.empty();
+                    Optional<FileInfo> known = files.stat(dataset, path);
                     // A listing says nothing of metadata: what a stat learnt of this version is kept.
                     if (known.isEmpty() || !known.get().sameVersion(info)) {
                         changed.add(info);
@@ -149,13 +146,10 @@ public class MetadataLoader {
 
         /** Cached paths of this mount strictly between two listed ones (or its ends) are gone from the store. */
         private void removeBetween(String after, String before) {
-            NavigableSet<String> range = after == null ? cached.tailSet(root, true) : cached.tailSet(after, false);
-            if (before != null) {
-                range = range.headSet(before, false);
-            } else if (!root.isEmpty()) {
-                range = range.headSet(FileTree.successor(root), false);
-            }
-            for (String path : List.copyOf(range)) {
+            String to = before != null ? before : root.isEmpty() ? null : FileTree.successor(root);
+            List<String> range = after == null ? files.paths(dataset, root, true, to)
+                    : files.paths(dataset, after, false, to);
+            for (String path : range) {
                 if (!shadowed(path)) {
                     files.remove(dataset, path);
                     if (announce) {

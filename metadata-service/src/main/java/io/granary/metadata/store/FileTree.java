@@ -3,46 +3,85 @@ package io.granary.metadata.store;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.dataset.FileListing;
+import org.h2.mvstore.Cursor;
+import org.h2.mvstore.MVMap;
+import org.h2.mvstore.MVStore;
 import org.infinispan.Cache;
 import org.infinispan.notifications.Listener;
 import org.infinispan.notifications.cachelistener.annotation.CacheEntryCreated;
+import org.infinispan.notifications.cachelistener.annotation.CacheEntryModified;
 import org.infinispan.notifications.cachelistener.annotation.CacheEntryRemoved;
 import org.infinispan.notifications.cachelistener.event.CacheEntryCreatedEvent;
+import org.infinispan.notifications.cachelistener.event.CacheEntryModifiedEvent;
 import org.infinispan.notifications.cachelistener.event.CacheEntryRemovedEvent;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The file metadata of every dataset. Entries ({@code dataset/path} → FileInfo as JSON) live in the replicated,
- * persisted {@code files} cache, which holds only part of them in memory. A hash cache cannot list in order, so
- * each replica keeps a sorted index of the paths alone, built from the cache at start and kept current by a
- * listener that also sees the other replicas' writes; listings walk the index and read only the entries they
- * return. Nothing here touches the under-store.
+ * persisted {@code files} cache, which holds only a few of them in memory. A hash cache cannot list in order, so
+ * each replica keeps its own sorted copy of the entries on disk (an MVStore B-tree, only its page cache in memory),
+ * kept current by a listener that also sees the other replicas' writes; stats and listings read that copy, a page
+ * of a listing being one walk along the tree. Heap does not grow with the number of files. Nothing here touches
+ * the under-store.
  */
-public final class FileTree {
+public final class FileTree implements AutoCloseable {
 
     public static final int MAX_PAGE = 1000;
+    private static final String STATE = "state";
+    private static final String CLOSED = "closed";
 
     private final Cache<String, String> files;
     private final ObjectMapper json;
-    private final Map<String, NavigableSet<String>> index = new ConcurrentHashMap<>();
+    private final MVStore disk;
+    private final MVMap<String, String> index;
+    /** Whether the index was closed cleanly (it is then as current as the cache's own store), and files per dataset. */
+    private final MVMap<String, String> state;
+    private final MVMap<String, Long> savedCounts;
+    private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
 
-    public FileTree(Cache<String, String> files, ObjectMapper json) {
+    /**
+     * @param dir        where this replica's index lives
+     * @param trustIndex the cache is this replica's own store from before (no other replica sent its state): an
+     *                   index closed cleanly matches it and is kept; otherwise it is rebuilt from the cache
+     * @param cacheBytes memory the index's page cache may take
+     */
+    public FileTree(Cache<String, String> files, ObjectMapper json, Path dir, boolean trustIndex, long cacheBytes) {
         this.files = files;
         this.json = json;
-        // Listen first, then read what is there: nothing written in between is missed.
-        files.addListener(new IndexUpdater());
-        for (String key : files.keySet()) {
-            indexKey(key);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        disk = new MVStore.Builder().fileName(dir.resolve("files.mv").toString())
+                .cacheSize((int) Math.max(1, cacheBytes >> 20)).open();
+        index = disk.openMap("files");
+        state = disk.openMap(STATE);
+        savedCounts = disk.openMap("counts");
+        boolean clean = CLOSED.equals(state.get(STATE));
+        state.put(STATE, "open");  // a crash from here on leaves it untrusted
+        disk.commit();
+        if (clean && trustIndex) {
+            savedCounts.forEach((dataset, count) -> counts.put(dataset, new AtomicLong(count)));
+            files.addListener(new IndexUpdater());
+        } else {
+            index.clear();
+            // Listen first, then copy what is there: nothing written in between is missed.
+            files.addListener(new IndexUpdater());
+            files.forEach(this::indexed);
+            disk.commit();
         }
     }
 
@@ -59,31 +98,49 @@ public final class FileTree {
     }
 
     public Optional<FileInfo> stat(String dataset, String path) {
-        String value = files.get(key(dataset, path));
+        String value = index.get(key(dataset, path));
         return value == null ? Optional.empty() : Optional.of(CacheJson.read(json, value, FileInfo.class));
     }
 
-    /** The sorted paths of a dataset, as a live read-only view. */
-    public NavigableSet<String> paths(String dataset) {
-        NavigableSet<String> paths = index.get(dataset);
-        return paths == null ? new ConcurrentSkipListSet<String>() : Collections.unmodifiableNavigableSet(paths);
+    /**
+     * A dataset's paths after {@code from} (from itself too when {@code inclusive}) and before {@code to} (to the
+     * end when null), in order.
+     */
+    public List<String> paths(String dataset, String from, boolean inclusive, String to) {
+        String base = dataset + '/';
+        List<String> paths = new ArrayList<>();
+        Cursor<String, String> walk = index.cursor(base + from);
+        while (walk.hasNext()) {
+            String key = walk.next();
+            if (!key.startsWith(base)) {
+                break;
+            }
+            String path = key.substring(base.length());
+            if (to != null && path.compareTo(to) >= 0) {
+                break;
+            }
+            if (inclusive || !path.equals(from)) {
+                paths.add(path);
+            }
+        }
+        return paths;
     }
 
     public long count(String dataset) {
-        NavigableSet<String> paths = index.get(dataset);
-        return paths == null ? 0 : paths.size();
+        AtomicLong count = counts.get(dataset);
+        return count == null ? 0 : count.get();
     }
 
     public long totalCount() {
-        return index.values().stream().mapToLong(NavigableSet::size).sum();
+        return counts.values().stream().mapToLong(AtomicLong::get).sum();
     }
 
     /** Forgets a dataset's files on every replica. */
     public void drop(String dataset) {
-        for (String path : new ArrayList<>(paths(dataset))) {
-            files.remove(key(dataset, path));
+        for (String path : paths(dataset, "", true, null)) {
+            remove(dataset, path);
         }
-        index.remove(dataset);
+        counts.remove(dataset);
     }
 
     /**
@@ -91,38 +148,47 @@ public final class FileTree {
      * common prefixes by {@code delimiter}; {@code cursor} is the last key or common prefix of the previous page.
      */
     public FileListing list(String dataset, String prefix, String delimiter, String cursor, int limit) {
-        NavigableSet<String> paths = paths(dataset);
+        String base = dataset + '/';
         String from = prefix == null ? "" : prefix;
         boolean rollUp = delimiter != null && !delimiter.isEmpty();
         int max = Math.max(1, Math.min(limit, MAX_PAGE));
 
-        String next;
-        if (cursor == null || cursor.isEmpty() || cursor.compareTo(from) < 0) {
-            next = paths.ceiling(from);
-        } else if (rollUp && cursor.endsWith(delimiter) && cursor.startsWith(from)) {
-            next = paths.ceiling(successor(cursor));
-        } else {
-            next = paths.higher(cursor);
+        String start = from;
+        String after = null;  // the cursor's own key, which the page starts after
+        if (cursor != null && !cursor.isEmpty() && cursor.compareTo(from) >= 0) {
+            if (rollUp && cursor.endsWith(delimiter) && cursor.startsWith(from)) {
+                start = successor(cursor);
+            } else {
+                start = cursor;
+                after = cursor;
+            }
         }
 
         List<FileInfo> page = new ArrayList<>();
         List<String> prefixes = new ArrayList<>();
         String last = null;
-        while (next != null && next.startsWith(from)) {
+        Cursor<String, String> walk = index.cursor(base + start);
+        while (walk.hasNext()) {
+            String key = walk.next();
+            String path = key.startsWith(base) ? key.substring(base.length()) : null;
+            if (path == null || !path.startsWith(from)) {
+                break;
+            }
+            if (path.equals(after)) {
+                continue;
+            }
             if (page.size() + prefixes.size() == max) {
                 return new FileListing(page, prefixes, last);
             }
-            int cut = rollUp ? next.indexOf(delimiter, from.length()) : -1;
+            int cut = rollUp ? path.indexOf(delimiter, from.length()) : -1;
             if (cut >= 0) {
-                String common = next.substring(0, cut + delimiter.length());
+                String common = path.substring(0, cut + delimiter.length());
                 prefixes.add(common);
                 last = common;
-                next = paths.ceiling(successor(common));
+                walk = index.cursor(base + successor(common));  // past everything under the common prefix
             } else {
-                String path = next;
-                stat(dataset, path).ifPresent(page::add);
+                page.add(CacheJson.read(json, walk.getValue(), FileInfo.class));
                 last = path;
-                next = paths.higher(path);
             }
         }
         return new FileListing(page, prefixes, null);
@@ -137,16 +203,30 @@ public final class FileTree {
         return dataset + '/' + path;
     }
 
-    private void indexKey(String key) {
-        int slash = key.indexOf('/');
-        index.computeIfAbsent(key.substring(0, slash), d -> new ConcurrentSkipListSet<>()).add(key.substring(slash + 1));
+    /** Writes the index out and marks it clean, so the next start alone keeps it. */
+    @Override
+    public void close() {
+        if (disk.isClosed()) {
+            return;
+        }
+        savedCounts.clear();
+        counts.forEach((dataset, count) -> savedCounts.put(dataset, count.get()));
+        state.put(STATE, CLOSED);
+        disk.close();
     }
 
-    private void unindexKey(String key) {
-        int slash = key.indexOf('/');
-        NavigableSet<String> paths = index.get(key.substring(0, slash));
-        if (paths != null) {
-            paths.remove(key.substring(slash + 1));
+    private void indexed(String key, String value) {
+        if (index.put(key, value) == null) {
+            counts.computeIfAbsent(key.substring(0, key.indexOf('/')), dataset -> new AtomicLong()).incrementAndGet();
+        }
+    }
+
+    private void unindexed(String key) {
+        if (index.remove(key) != null) {
+            AtomicLong count = counts.get(key.substring(0, key.indexOf('/')));
+            if (count != null) {
+                count.decrementAndGet();
+            }
         }
     }
 
@@ -155,12 +235,17 @@ public final class FileTree {
 
         @CacheEntryCreated
         public void created(CacheEntryCreatedEvent<String, String> event) {
-            indexKey(event.getKey());
+            indexed(event.getKey(), event.getValue());
+        }
+
+        @CacheEntryModified
+        public void modified(CacheEntryModifiedEvent<String, String> event) {
+            indexed(event.getKey(), event.getNewValue());
         }
 
         @CacheEntryRemoved
         public void removed(CacheEntryRemovedEvent<String, String> event) {
-            unindexKey(event.getKey());
+            unindexed(event.getKey());
         }
     }
 }

@@ -27,6 +27,7 @@ public final class MetadataCaches implements AutoCloseable {
     public static final String STATS = "stats";
 
     private final EmbeddedCacheManager manager;
+    private final boolean joined;
 
     public MetadataCaches(ClusterSettings settings) {
         ConfigurationBuilderHolder holder = new ParserRegistry().parse(xml(settings), MediaType.APPLICATION_XML);
@@ -37,6 +38,7 @@ public final class MetadataCaches implements AutoCloseable {
         // back whatever was deleted while we were down, since state transfer only adds entries; so it is purged.
         // Alone (the first up, or a full restart), the store is all there is and is preloaded.
         boolean joining = manager.getMembers() != null && manager.getMembers().size() > 1;
+        joined = joining;
         try {
             caches.forEach((name, builder) -> {
                 builder.persistence().stores().forEach(store -> store.purgeOnStartup(joining).preload(!joining));
@@ -64,6 +66,11 @@ public final class MetadataCaches implements AutoCloseable {
 
     public Cache<String, Long> stats() {
         return manager.getCache(STATS);
+    }
+
+    /** Whether this replica joined running ones at start (its state came from them, not from its own store). */
+    public boolean joined() {
+        return joined;
     }
 
     /** True on exactly one replica at a time: the one that runs cluster-wide chores (liveness sweep, resync). */

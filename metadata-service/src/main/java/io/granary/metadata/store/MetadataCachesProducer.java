@@ -1,6 +1,7 @@
 package io.granary.metadata.store;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.contracts.block.ByteSize;
 import io.granary.metadata.config.MetadataConfig;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.inject.Disposes;
@@ -42,8 +43,13 @@ public class MetadataCachesProducer {
     @Produces
     @Singleton
     @Startup
-    FileTree files(MetadataCaches caches, ObjectMapper json) {
-        return new FileTree(caches.files(), json);
+    FileTree files(MetadataCaches caches, ObjectMapper json, MetadataConfig config) {
+        return new FileTree(caches.files(), json, config.dataDir().toAbsolutePath().resolve("file-index"),
+                !caches.joined(), ByteSize.parse("granary.metadata.file-index-cache", config.fileIndexCache()));
+    }
+
+    void close(@Disposes FileTree files) {
+        files.close();
     }
 
     @Produces
