@@ -98,6 +98,12 @@ class ClusterEventsTest {
                     .body("status.cachedBytes", equalTo(2000))
                     .body("status.cachedPercentage", equalTo(50.0f))
                     .body("status.hitRatio", equalTo(0.75f)));
+            // What an autoscaler reads (every heartbeat here reports 10 of 1000 bytes used).
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(given().get("/q/metrics").asString())
+                    .contains("granary_dataset_cached_ratio{dataset=\"stats-data\"} 0.5\n")
+                    .contains("granary_dataset_hit_ratio{dataset=\"stats-data\"} 0.75\n")
+                    .contains("granary_cache_used_ratio 0.01\n")
+                    .contains("granary_cache_hit_ratio 0.75\n"));
             given().get("/api/v1/datasets/stats-data/nodes").then().statusCode(200)
                     .body("[0].node", equalTo("node-s")).body("[0].cachedBytes", equalTo(2000))
                     .body("[0].workers", hasItem("w-stats"));
