@@ -43,9 +43,19 @@ import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.granary.k8s.CertManager.Certificate;
 import io.granary.k8s.CertManager.Issuer;
 import io.granary.k8s.CertManager.IssuerRef;
+import io.granary.k8s.Keda.Behavior;
+import io.granary.k8s.Keda.ScaleTargetRef;
+import io.granary.k8s.Keda.ScaledObject;
+import io.granary.k8s.Keda.ScalingRules;
+import io.granary.k8s.Keda.Trigger;
+import io.granary.k8s.PrometheusOperator.PodMetricsEndpoint;
+import io.granary.k8s.PrometheusOperator.PodMonitor;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -67,6 +77,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.junit.jupiter.api.Named.named;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
  * The manifests in k8s/, checked without a cluster: every document parses into its typed class with no unknown field,
@@ -81,6 +93,7 @@ class KubernetesManifestsTest {
     /** The module's own sources and build output, which hold no manifest. */
     private static final List<Path> NOT_MANIFESTS = List.of(K8S.resolve("src"), K8S.resolve("target"));
     private static final Path EXAMPLES = K8S.resolve("examples");
+    private static final Path AUTOSCALING = EXAMPLES.resolve("autoscaling");
     private static final String NAMESPACE = "granary";
     private static final String HOOK = "granary-scheduler-hook";
     private static final String DATASET_LABEL = "granary.io/dataset";
@@ -97,18 +110,34 @@ class KubernetesManifestsTest {
     private static final Pattern SERVICE_URL =
             Pattern.compile("https?://([a-z0-9-]+)\\.([a-z0-9-]+)\\.svc(?:\\.cluster\\.local)?:(\\d+)");
     private static final Pattern VARIABLE_REFERENCE = Pattern.compile("\\$\\(([A-Za-z_][A-Za-z0-9_]*)\\)");
+    /** A Granary metric in a PromQL query, and the {@code max(} right before it if there is one. */
+    private static final Pattern GRANARY_METRIC = Pattern.compile("(max\\s*\\(\\s*)?\\b(granary_[a-z_]+)");
 
     private static Kustomization kustomization;
     /** What {@code kubectl apply -k k8s/} applies. */
     private static Manifests base;
     /** Every YAML document under k8s/, the examples included. */
     private static Manifests everything;
+    /** The component examples/autoscaling. */
+    private static Kustomization autoscaling;
+    /** What it adds. */
+    private static Manifests autoscalingAdds;
+    /** What an overlay of k8s/ and examples/autoscaling applies: the workers a StatefulSet, the DaemonSet gone. */
+    private static Manifests autoscaled;
 
     @BeforeAll
     static void load() throws IOException {
         kustomization = Kustomization.read(K8S);
         base = Manifests.load(kustomization.resources());
         everything = Manifests.load(manifestFiles());
+        autoscaling = Kustomization.read(AUTOSCALING);
+        autoscalingAdds = Manifests.load(autoscaling.resources());
+        autoscaled = Manifests.load(kustomization, autoscaling);
+    }
+
+    /** What is applied, for the checks that hold of every way to deploy Granary. */
+    static Stream<Arguments> deployments() {
+        return Stream.of(arguments(named("k8s/", base)), arguments(named("k8s/ with examples/autoscaling", autoscaled)));
     }
 
     // Parsing: what the API server would refuse or silently drop.
@@ -165,6 +194,43 @@ class KubernetesManifestsTest {
                   secretName: granary-scheduler-hook-tls
                   dnsName: [granary-scheduler-hook.granary.svc]
                 """)).hasMessageContaining("\"dnsName\"");
+    }
+
+    @Test
+    void aMisspelledKedaFieldDoesNotParse() {
+        assertThatThrownBy(() -> Manifests.parse("""
+                apiVersion: keda.sh/v1alpha1
+                kind: ScaledObject
+                metadata:
+                  name: granary-block
+                spec:
+                  scaleTargetRef:
+                    kind: StatefulSet
+                    name: granary-block
+                  advanced:
+                    horizontalPodAutoscalerConfig:
+                      behavior:
+                        scaleDown:
+                          stabilisationWindowSeconds: 900
+                """)).hasMessageContaining("\"stabilisationWindowSeconds\"");
+    }
+
+    @Test
+    void aNumberWhereKedaWantsAStringDoesNotParse() {
+        // A trigger's settings are strings, a threshold too: KEDA's CRD refuses it unquoted.
+        assertThatThrownBy(() -> Manifests.parse("""
+                apiVersion: keda.sh/v1alpha1
+                kind: ScaledObject
+                metadata:
+                  name: granary-block
+                spec:
+                  scaleTargetRef:
+                    name: granary-block
+                  triggers:
+                    - type: prometheus
+                      metadata:
+                        threshold: 0.8
+                """)).hasMessageContaining("threshold");
     }
 
     @Test
@@ -347,28 +413,30 @@ class KubernetesManifestsTest {
 
     // Every workload.
 
-    @Test
-    void onlyTheHookAndTheTokenReviewersMountAServiceAccountToken() {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("deployments")
+    void onlyTheHookAndTheTokenReviewersMountAServiceAccountToken(Manifests deployment) {
         // The hook reads nodes; the reviewers post TokenReviews. Nothing else has business with the API server.
-        Set<String> withToken = Set.copyOf(Stream.concat(Stream.of(HOOK), tokenReviewers().stream().map(Workload::name))
-                .toList());
-        assertThat(base.workloads()).extracting(w -> w.pod().getServiceAccountName()).doesNotHaveDuplicates();
-        assertThat(base.workloads()).allSatisfy(workload -> {
+        Set<String> withToken = Set.copyOf(Stream.concat(Stream.of(HOOK),
+                tokenReviewers(deployment).stream().map(Workload::name)).toList());
+        assertThat(deployment.workloads()).extracting(w -> w.pod().getServiceAccountName()).doesNotHaveDuplicates();
+        assertThat(deployment.workloads()).allSatisfy(workload -> {
             String account = workload.pod().getServiceAccountName();
             assertThat(account).as(workload + " service account").isNotBlank().isNotEqualTo("default");
-            assertThat(mountsToken(workload)).as(workload + " mounts a token").isEqualTo(withToken.contains(workload.name()));
+            assertThat(mountsToken(deployment, workload)).as(workload + " mounts a token")
+                    .isEqualTo(withToken.contains(workload.name()));
             // The account says the same as its pods, so a pod added later with it gets no token by surprise.
-            assertThat(base.get(ServiceAccount.class, workload.namespace(), account).getAutomountServiceAccountToken())
+            assertThat(deployment.get(ServiceAccount.class, workload.namespace(), account).getAutomountServiceAccountToken())
                     .as("ServiceAccount " + account).isEqualTo(withToken.contains(workload.name()));
         });
-        assertThat(base.all(ServiceAccount.class)).extracting(account -> account.getMetadata().getName())
-                .containsExactlyInAnyOrderElementsOf(base.workloads().stream()
+        assertThat(deployment.all(ServiceAccount.class)).extracting(account -> account.getMetadata().getName())
+                .containsExactlyInAnyOrderElementsOf(deployment.workloads().stream()
                         .map(workload -> workload.pod().getServiceAccountName()).toList());
     }
 
     @Test
     void tokenReviewersMayReviewTokensAndNothingElse() {
-        List<Workload> reviewers = tokenReviewers();
+        List<Workload> reviewers = tokenReviewers(base);
         List<ClusterRoleBinding> delegators = base.all(ClusterRoleBinding.class).stream()
                 .filter(binding -> binding.getRoleRef().getName().equals(AUTH_DELEGATOR)).toList();
 
@@ -384,13 +452,15 @@ class KubernetesManifestsTest {
                 .containsExactlyInAnyOrderElementsOf(reviewers.stream()
                         .map(workload -> tuple("ServiceAccount", workload.pod().getServiceAccountName(), workload.namespace()))
                         .toList());
-        assertThat(reviewers).allSatisfy(workload -> assertThat(mountsToken(workload)).as(workload + " mounts a token").isTrue());
+        assertThat(reviewers).allSatisfy(workload -> assertThat(mountsToken(base, workload)).as(workload + " mounts a token")
+                .isTrue());
     }
 
-    @Test
-    void everyContainerHasRequestsLimitsAndProbes() {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("deployments")
+    void everyContainerHasRequestsLimitsAndProbes(Manifests deployment) {
         SoftAssertions softly = new SoftAssertions();
-        for (Workload workload : base.workloads()) {
+        for (Workload workload : deployment.workloads()) {
             workload.everyContainer().forEach(container -> {
                 String who = workload + ", container " + container.getName();
                 softly.assertThat(container.getResources().getRequests()).as(who + " requests").containsKeys("cpu", "memory");
@@ -409,29 +479,32 @@ class KubernetesManifestsTest {
         softly.assertAll();
     }
 
-    @Test
-    void everyServiceSelectsOneWorkloadAndReachesItsPorts() {
-        assertThat(base.all(Service.class)).allSatisfy(service -> {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("deployments")
+    void everyServiceSelectsOneWorkloadAndReachesItsPorts(Manifests deployment) {
+        assertThat(deployment.all(Service.class)).allSatisfy(service -> {
             String name = "Service " + service.getMetadata().getName();
-            List<Workload> selected = base.selectedBy(service);
+            List<Workload> selected = deployment.selectedBy(service);
             assertThat(selected).as(name + " selects").hasSize(1);
             assertThat(service.getSpec().getPorts()).allSatisfy(port ->
                     assertThat(selected.get(0).port(targetPort(port))).as(name + " port " + port.getName()).isPresent());
         });
     }
 
-    @Test
-    void everyServiceUrlNamesAServiceAndOneOfItsPorts() {
-        Stream<String> envValues = base.workloads().stream().flatMap(Workload::everyContainer)
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("deployments")
+    void everyServiceUrlNamesAServiceAndOneOfItsPorts(Manifests deployment) {
+        Stream<String> envValues = deployment.workloads().stream().flatMap(Workload::everyContainer)
                 .flatMap(container -> container.getEnv().stream()).map(EnvVar::getValue).filter(Objects::nonNull);
-        Stream<String> configValues = base.all(ConfigMap.class).stream().flatMap(map -> map.getData().values().stream());
+        Stream<String> configValues = deployment.all(ConfigMap.class).stream()
+                .flatMap(map -> map.getData().values().stream());
         List<String> urls = new ArrayList<>();
 
         Stream.concat(envValues, configValues).forEach(text -> {
             Matcher url = SERVICE_URL.matcher(text);
             while (url.find()) {
                 urls.add(url.group());
-                Service service = base.get(Service.class, url.group(2), url.group(1));
+                Service service = deployment.get(Service.class, url.group(2), url.group(1));
                 assertThat(service.getSpec().getPorts()).extracting(ServicePort::getPort).as(url.group())
                         .contains(Integer.parseInt(url.group(3)));
             }
@@ -439,10 +512,11 @@ class KubernetesManifestsTest {
         assertThat(urls).contains("http://granary-metadata.granary.svc:8081", "http://granary-gateway.granary.svc:8080");
     }
 
-    @Test
-    void variablesReferOnlyToVariablesDeclaredBefore() {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("deployments")
+    void variablesReferOnlyToVariablesDeclaredBefore(Manifests deployment) {
         // Kubernetes expands $(NAME) only from variables listed earlier; anything else stays as literal text.
-        assertThat(base.workloads()).allSatisfy(workload -> workload.everyContainer().forEach(container -> {
+        assertThat(deployment.workloads()).allSatisfy(workload -> workload.everyContainer().forEach(container -> {
             List<String> declared = new ArrayList<>();
             for (EnvVar variable : container.getEnv()) {
                 Matcher reference = VARIABLE_REFERENCE.matcher(Objects.requireNonNullElse(variable.getValue(), ""));
@@ -464,11 +538,12 @@ class KubernetesManifestsTest {
                         .containsEntry("granary.io/cache-node", "true"));
     }
 
-    @Test
-    void secretsDirectoriesHoldOneDirectoryPerSecret() {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("deployments")
+    void secretsDirectoriesHoldOneDirectoryPerSecret(Manifests deployment) {
         // <secrets-dir>/<secret>/<key>, as a credentialsRef is read: each key at its Secret's name and its own name.
         List<String> withSecretsDir = new ArrayList<>();
-        for (Workload workload : base.workloads()) {
+        for (Workload workload : deployment.workloads()) {
             for (Container container : workload.containers()) {
                 container.getEnv().stream().filter(variable -> variable.getName().endsWith("_SECRETS_DIR")).forEach(dir -> {
                     withSecretsDir.add(workload.name());
@@ -490,10 +565,11 @@ class KubernetesManifestsTest {
                 "granary-gateway", "granary-fuse", HOOK);
     }
 
-    @Test
-    void everyServiceMountsTheClusterCredentialAndAllButTheHookTheIdentities() {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("deployments")
+    void everyServiceMountsTheClusterCredentialAndAllButTheHookTheIdentities(Manifests deployment) {
         // Every service calls others (the hook, the metadata-service) with the cluster credential.
-        assertThat(base.workloads()).hasSize(6).allSatisfy(workload ->
+        assertThat(deployment.workloads()).hasSize(6).allSatisfy(workload ->
                 assertThat(secretsOf(workload)).as(workload + " " + CLUSTER_SECRET)
                         .filteredOn(s -> s.getName().equals(CLUSTER_SECRET)).singleElement().satisfies(secret -> {
                             // Required: without the token a service does not start, and a pod that waits for its
@@ -502,7 +578,7 @@ class KubernetesManifestsTest {
                             assertThat(secret.getItems()).extracting(KeyToPath::getKey, KeyToPath::getPath)
                                     .containsExactly(tuple("token", CLUSTER_SECRET + "/token"));
                         }));
-        List<Workload> services = base.workloads().stream().filter(workload -> !workload.name().equals(HOOK)).toList();
+        List<Workload> services = deployment.workloads().stream().filter(workload -> !workload.name().equals(HOOK)).toList();
         assertThat(services).hasSize(5).allSatisfy(workload ->
                 assertThat(secretsOf(workload)).as(workload + " " + ACCESS_SECRET)
                         .filteredOn(s -> s.getName().equals(ACCESS_SECRET)).singleElement().satisfies(secret -> {
@@ -511,7 +587,7 @@ class KubernetesManifestsTest {
                                     .containsExactly(tuple("identities.json", ACCESS_SECRET + "/identities.json"));
                         }));
         // The hook checks no caller (the API server calls it over TLS): no identities, in no volume of its pods.
-        Workload hook = base.workload(HOOK);
+        Workload hook = deployment.workload(HOOK);
         Stream<String> hookSecrets = hook.pod().getVolumes().stream().flatMap(volume -> Stream.concat(
                 Stream.ofNullable(volume.getSecret()).map(secret -> secret.getSecretName()),
                 Stream.ofNullable(volume.getProjected()).flatMap(projected -> projected.getSources().stream())
@@ -577,11 +653,12 @@ class KubernetesManifestsTest {
         assertThat(downwardField(container, "POD_IP")).isEqualTo("status.podIP");
     }
 
-    @Test
-    void blockLevelsLiveOnTheirVolumesWithinTheirLimits() {
-        Workload block = base.workload("granary-block");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("deployments")
+    void blockLevelsLiveOnTheirVolumesWithinTheirLimits(Manifests deployment) {
+        Workload block = deployment.workload("granary-block");
         Container container = block.container("block-service");
-        ConfigMap config = base.get(ConfigMap.class, NAMESPACE, "granary-block-config");
+        ConfigMap config = deployment.get(ConfigMap.class, NAMESPACE, "granary-block-config");
         Map<String, String> levels = config.getData();
         assertThat(container.getEnvFrom()).extracting(source -> source.getConfigMapRef().getName())
                 .contains(config.getMetadata().getName());
@@ -642,11 +719,12 @@ class KubernetesManifestsTest {
         assertThat(fuse.volumeAt(client, "/dev/fuse").getHostPath().getPath()).isEqualTo("/dev/fuse");
     }
 
-    @Test
-    void fuseReadsTheWorkersDiskLevelOfItsNodeAtThePathTheWorkerAdvertises() {
-        Workload block = base.workload("granary-block");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("deployments")
+    void fuseReadsTheWorkersDiskLevelOfItsNodeAtThePathTheWorkerAdvertises(Manifests deployment) {
+        Workload block = deployment.workload("granary-block");
         Container worker = block.container("block-service");
-        Workload fuse = base.workload("granary-fuse");
+        Workload fuse = deployment.workload("granary-fuse");
         Container client = fuse.container("fuse-client");
         // Short-circuit reads need the same node name and the worker's level directory at the same path.
         assertThat(downwardField(client, "GRANARY_NODE")).isEqualTo(downwardField(worker, "GRANARY_NODE"));
@@ -711,12 +789,13 @@ class KubernetesManifestsTest {
 
     // Kafka.
 
-    @Test
-    void kafkaClientsReadTheBootstrapServersFromOneConfigMap() {
-        ConfigMap kafka = base.get(ConfigMap.class, NAMESPACE, "granary-kafka");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("deployments")
+    void kafkaClientsReadTheBootstrapServersFromOneConfigMap(Manifests deployment) {
+        ConfigMap kafka = deployment.get(ConfigMap.class, NAMESPACE, "granary-kafka");
         assertThat(kafka.getData()).containsKey("KAFKA_BOOTSTRAP_SERVERS");
         // Every Granary service but the hook is a Kafka client.
-        List<Container> clients = base.workloads().stream().filter(workload -> !workload.name().equals(HOOK))
+        List<Container> clients = deployment.workloads().stream().filter(workload -> !workload.name().equals(HOOK))
                 .flatMap(workload -> workload.containers().stream()).filter(KubernetesManifestsTest::isGranaryService)
                 .toList();
 
@@ -771,6 +850,215 @@ class KubernetesManifestsTest {
         });
     }
 
+    // The autoscaling example.
+
+    @Test
+    void autoscalingIsAComponentOfEveryFileInItsFolder() throws IOException {
+        // kustomize refuses a kustomization that builds on a directory above its own (a cycle), so the example cannot
+        // build on k8s/: it is a Component, which an overlay outside k8s/ adds to k8s/.
+        List<Path> files = manifestFiles().stream().filter(file -> file.startsWith(AUTOSCALING)).toList();
+
+        assertThat(autoscaling.kind()).isEqualTo("Component");
+        assertThat(autoscaling.resources()).allSatisfy(file -> assertThat(file).isRegularFile());
+        assertThat(autoscaling.resources()).containsExactlyInAnyOrderElementsOf(files);
+    }
+
+    @Test
+    void autoscalingReplacesTheWorkersDaemonSetWithAStatefulSet() {
+        // Its one patch deletes the base's DaemonSet of workers (a patch that matches nothing fails the build).
+        assertThat(autoscaling.patches()).singleElement().satisfies(patch ->
+                assertThat(base.all()).filteredOn(manifest -> patch.deletes(manifest.resource()))
+                        .extracting(Manifests.Manifest::resource).singleElement().satisfies(deleted -> {
+                            assertThat(deleted).isInstanceOf(DaemonSet.class);
+                            assertThat(deleted.getMetadata().getName()).isEqualTo("granary-block");
+                        }));
+        assertThat(autoscaled.all(DaemonSet.class)).extracting(d -> d.getMetadata().getName())
+                .containsExactly("granary-fuse");
+        assertThat(autoscaled.workload("granary-block").owner()).isInstanceOf(StatefulSet.class);
+    }
+
+    @Test
+    void autoscaledWorkersRunTheDaemonSetsPods() {
+        Workload daemonSet = base.workload("granary-block");
+        Workload statefulSet = autoscaled.workload("granary-block");
+        Container original = daemonSet.container("block-service");
+        Container worker = statefulSet.container("block-service");
+        List<String> originalEnv = original.getEnv().stream().map(EnvVar::getName).toList();
+
+        // Only how a worker is named, placed and leaves differs; the rest is the DaemonSet's, volumes and secrets too.
+        assertThat(statefulSet.podLabels()).isEqualTo(daemonSet.podLabels());
+        assertThat(statefulSet.pod().getServiceAccountName()).isEqualTo(daemonSet.pod().getServiceAccountName());
+        assertThat(statefulSet.pod().getAutomountServiceAccountToken())
+                .isEqualTo(daemonSet.pod().getAutomountServiceAccountToken());
+        assertThat(statefulSet.pod().getNodeSelector()).isEqualTo(daemonSet.pod().getNodeSelector());
+        assertThat(statefulSet.pod().getInitContainers()).isEqualTo(daemonSet.pod().getInitContainers());
+        assertThat(statefulSet.pod().getVolumes()).isEqualTo(daemonSet.pod().getVolumes());
+        assertThat(statefulSet.containers()).hasSameSizeAs(daemonSet.containers());
+        assertThat(worker).usingRecursiveComparison().ignoringFields("env", "lifecycle").isEqualTo(original);
+        assertThat(worker.getEnv()).containsAll(original.getEnv().stream()
+                .filter(variable -> !variable.getName().equals("GRANARY_BLOCK_WORKER_ID")).toList());
+        assertThat(worker.getEnv()).extracting(EnvVar::getName).filteredOn(name -> !originalEnv.contains(name))
+                .containsExactlyInAnyOrder("GRANARY_BLOCK_DRAIN_ON_STOP", "GRANARY_BLOCK_DRAIN_DEADLINE");
+    }
+
+    @Test
+    void autoscaledWorkersAreNamedAfterTheirPodsOnePerCacheNode() {
+        StatefulSet statefulSet = autoscaled.get(StatefulSet.class, NAMESPACE, "granary-block");
+        Workload block = Workload.of(statefulSet).orElseThrow();
+        Container container = block.container("block-service");
+
+        // Placement hashes the worker id: a StatefulSet's pod keeps its name, not its node.
+        assertThat(downwardField(container, "GRANARY_BLOCK_WORKER_ID")).isEqualTo("metadata.name");
+        assertThat(downwardField(container, "GRANARY_NODE")).isEqualTo("spec.nodeName");
+        // One per cache node: the disk level is the node's directory.
+        assertThat(block.pod().getNodeSelector()).containsEntry("granary.io/cache-node", "true");
+        assertThat(block.pod().getAffinity().getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution())
+                .singleElement().satisfies(term -> {
+                    assertThat(term.getTopologyKey()).isEqualTo("kubernetes.io/hostname");
+                    assertThat(term.getNamespaces()).isEmpty();
+                    assertThat(term.getNamespaceSelector()).isNull();
+                    assertThat(selects(term.getLabelSelector(), block.podLabels())).as("selects the workers").isTrue();
+                });
+        // The HPA sets the count: one here would be set back by every apply.
+        assertThat(statefulSet.getSpec().getReplicas()).isNull();
+        Service headless = autoscaled.get(Service.class, NAMESPACE, statefulSet.getSpec().getServiceName());
+        assertThat(headless.getSpec().getClusterIP()).isEqualTo("None");
+        assertThat(block.selectedBy(headless)).isTrue();
+    }
+
+    @Test
+    void autoscaledWorkersDrainBeforeTheyGo() {
+        Workload block = autoscaled.workload("granary-block");
+        Container container = block.container("block-service");
+        int port = Workload.port(container, new IntOrString("http")).orElseThrow().getContainerPort();
+        // The cluster credential, as every service's secrets directory holds it.
+        String token = env(container, "GRANARY_SECRETS_DIR") + "/" + CLUSTER_SECRET + "/token";
+        List<String> command = container.getLifecycle().getPreStop().getExec().getCommand();
+
+        assertThat(command).hasSize(3).startsWith("sh", "-c");
+        String script = command.get(2);
+        // Starts the drain, then asks until it is over.
+        assertThat(script).contains("http://127.0.0.1:" + port + "/worker/drain", "-X POST", "\"Drained\"")
+                .containsPattern("\\b(while|until)\\b");
+        // The token reaches curl on its stdin: in no argument another process could read, and in no output.
+        assertThat(script).contains(token, "-H @-").doesNotContain("echo", "set -x");
+        // A stop that skipped the hook, or whose call failed, drains as well.
+        assertThat(env(container, "GRANARY_BLOCK_DRAIN_ON_STOP")).isEqualTo("true");
+    }
+
+    @Test
+    void autoscaledWorkersHaveTheTimeToDrain() {
+        Workload block = autoscaled.workload("granary-block");
+        Duration deadline = quarkusDuration(env(block.container("block-service"), "GRANARY_BLOCK_DRAIN_DEADLINE"));
+        Duration grace = Duration.ofSeconds(block.pod().getTerminationGracePeriodSeconds());
+
+        // The kubelet kills the worker when the grace period ends: the drain (at most its deadline) and the
+        // shutdown after it must fit.
+        assertThat(grace).isGreaterThanOrEqualTo(deadline.plusMinutes(1));
+    }
+
+    @Test
+    void scaledObjectScalesTheExamplesWorkers() {
+        ScaledObject scaledObject = scaledObject();
+        ScaleTargetRef target = scaledObject.getSpec().scaleTargetRef();
+
+        assertThat(target.apiVersion()).isEqualTo("apps/v1");
+        assertThat(target.kind()).isEqualTo("StatefulSet");
+        assertThat(autoscalingAdds.all(StatefulSet.class))
+                .extracting(s -> s.getMetadata().getNamespace() + "/" + s.getMetadata().getName())
+                .contains(scaledObject.getMetadata().getNamespace() + "/" + target.name());
+        // Two at least: a worker that drains hands its blocks to the others.
+        assertThat(scaledObject.getSpec().minReplicaCount()).isGreaterThanOrEqualTo(2);
+        assertThat(scaledObject.getSpec().maxReplicaCount()).isGreaterThan(scaledObject.getSpec().minReplicaCount());
+    }
+
+    @Test
+    void scaledObjectQueriesOnlyTheMetadataServicesGauges() {
+        Set<String> gauges = Set.of("granary_cache_used_ratio", "granary_cache_hit_ratio", "granary_dataset_cached_ratio",
+                "granary_dataset_hit_ratio");
+        List<Trigger> triggers = scaledObject().getSpec().triggers();
+
+        assertThat(triggers).isNotEmpty().allSatisfy(trigger -> {
+            assertThat(trigger.type()).isEqualTo("prometheus");
+            String query = trigger.metadata().get("query");
+            Matcher metric = GRANARY_METRIC.matcher(query);
+            List<String> names = new ArrayList<>();
+            while (metric.find()) {
+                names.add(metric.group(2));
+                // Every metadata replica exports the same values: one of them, not their sum.
+                assertThat(metric.group(1)).as(query + ": max(" + metric.group(2) + ")").isNotNull();
+            }
+            assertThat(names).as(query).isNotEmpty().allSatisfy(name -> assertThat(gauges).contains(name));
+            // A ratio, which the HPA scales as a utilization: replicas * value / threshold. AverageValue (the
+            // default) would divide the ratio among the replicas.
+            assertThat(trigger.metricType()).isEqualTo("Value");
+            assertThat(Double.parseDouble(trigger.metadata().get("threshold"))).isStrictlyBetween(0.0, 1.0);
+            // No data is an error, which holds the count; read as 0, it would drain workers away.
+            assertThat(trigger.metadata()).containsEntry("ignoreNullValues", "false");
+        });
+        assertThat(triggers).extracting(trigger -> trigger.metadata().get("query"))
+                .anySatisfy(query -> assertThat(query).contains("granary_cache_used_ratio"));
+    }
+
+    @Test
+    void scaledObjectScalesDownSlowerThanUpOneDrainAtATime() {
+        ScaledObject scaledObject = scaledObject();
+        Behavior behavior = scaledObject.getSpec().advanced().horizontalPodAutoscalerConfig().behavior();
+        ScalingRules up = behavior.scaleUp();
+        ScalingRules down = behavior.scaleDown();
+        long grace = autoscaled.workload(scaledObject.getSpec().scaleTargetRef().name()).pod()
+                .getTerminationGracePeriodSeconds();
+
+        // Each worker removed drains, its blocks moving to the others: only once the cache has stayed small a while,
+        assertThat(down.stabilizationWindowSeconds()).isGreaterThanOrEqualTo(600)
+                .isGreaterThan(up.stabilizationWindowSeconds());
+        assertThat(podsPerHour(down)).isLessThan(podsPerHour(up));
+        // and one at a time, the next when the last has gone.
+        assertThat(down.policies()).singleElement().satisfies(policy -> {
+            assertThat(policy.value()).isEqualTo(1);
+            assertThat(policy.periodSeconds().longValue()).isGreaterThanOrEqualTo(grace);
+        });
+        // KEDA's CRD lets through what the HPA it makes then refuses.
+        assertThat(List.of(up, down)).allSatisfy(rules -> {
+            assertThat(rules.stabilizationWindowSeconds()).isBetween(0, 3600);
+            assertThat(rules.policies()).allSatisfy(policy -> assertThat(policy.periodSeconds()).isBetween(1, 1800));
+        });
+    }
+
+    @Test
+    void prometheusScrapesTheMetadataServiceAndReachesNothingElse() {
+        PodMonitor monitor = autoscalingAdds.get(PodMonitor.class, NAMESPACE, "granary-metadata");
+        Workload metadata = autoscaled.workload("granary-metadata");
+        LabelSelector monitored = new LabelSelector(null, monitor.getSpec().selector().matchLabels());
+
+        assertThat(autoscaled.workloads()).filteredOn(workload -> selects(monitored, workload.podLabels()))
+                .extracting(Workload::name).containsExactly(metadata.name());
+        assertThat(monitor.getSpec().podMetricsEndpoints()).hasSize(1);
+        PodMetricsEndpoint endpoint = monitor.getSpec().podMetricsEndpoints().get(0);
+        assertThat(endpoint.path()).isEqualTo("/q/metrics");
+        ContainerPort port = Workload.port(metadata.container("metadata-service"), new IntOrString(endpoint.port()))
+                .orElseThrow(() -> new AssertionError("the metadata-service has no port " + endpoint.port()));
+
+        // security.yaml refuses what is not Granary's: the example lets in the Prometheus the ScaledObject queries
+        // (its pods, in its namespace) to that port of the metadata-service, and nothing more.
+        Matcher prometheus = SERVICE_URL.matcher(scaledObject().getSpec().triggers().get(0).metadata().get("serverAddress"));
+        assertThat(prometheus.matches()).as("serverAddress is a Service's").isTrue();
+        assertThat(autoscalingAdds.all(NetworkPolicy.class)).singleElement().satisfies(policy -> {
+            assertThat(autoscaled.workloads()).filteredOn(workload -> selects(policy.getSpec().getPodSelector(),
+                    workload.podLabels())).extracting(Workload::name).containsExactly(metadata.name());
+            assertThat(policy.getSpec().getIngress()).isNotEmpty().allSatisfy(rule -> {
+                assertThat(rule.getPorts()).isNotEmpty().allSatisfy(open -> assertThat(opens(open, port)).isTrue());
+                assertThat(rule.getFrom()).isNotEmpty().allSatisfy(peer -> {
+                    assertThat(peer.getIpBlock()).isNull();
+                    assertThat(peer.getNamespaceSelector().getMatchLabels())
+                            .isEqualTo(Map.of("kubernetes.io/metadata.name", prometheus.group(2)));
+                    assertThat(peer.getNamespaceSelector().getMatchExpressions()).isEmpty();
+                    assertThat(peer.getPodSelector().getMatchLabels()).containsEntry(NAME_LABEL, "prometheus");
+                });
+            });
+        });
+    }
+
     // Helpers.
 
     private static List<Path> manifestFiles() throws IOException {
@@ -781,6 +1069,21 @@ class KubernetesManifestsTest {
                     .sorted()
                     .toList();
         }
+    }
+
+    /** The one ScaledObject of examples/autoscaling. */
+    private static ScaledObject scaledObject() {
+        List<ScaledObject> scaledObjects = autoscalingAdds.all(ScaledObject.class);
+        assertThat(scaledObjects).as("ScaledObjects of examples/autoscaling").hasSize(1);
+        return scaledObjects.get(0);
+    }
+
+    /** The fastest the policies of a direction let pods come or go: the HPA takes the fastest. */
+    private static double podsPerHour(ScalingRules rules) {
+        assertThat(rules.policies()).as("policies").isNotEmpty()
+                .allSatisfy(policy -> assertThat(policy.type()).as("policy type").isEqualTo("Pods"));
+        return rules.policies().stream().mapToDouble(policy -> policy.value() * 3600.0 / policy.periodSeconds())
+                .max().orElseThrow();
     }
 
     private static MutatingWebhookConfiguration webhookConfiguration() {
@@ -810,15 +1113,16 @@ class KubernetesManifestsTest {
     }
 
     /** Workloads that check callers' ServiceAccount tokens with the API server. */
-    private static List<Workload> tokenReviewers() {
-        return base.workloads().stream().filter(workload -> workload.containers().stream().anyMatch(container ->
+    private static List<Workload> tokenReviewers(Manifests deployment) {
+        return deployment.workloads().stream().filter(workload -> workload.containers().stream().anyMatch(container ->
                 container.getEnv().stream().anyMatch(variable ->
                         variable.getName().equals(TOKEN_REVIEW) && "true".equals(variable.getValue())))).toList();
     }
 
     /** The pod's setting wins over its service account's; unset in both means mounted. */
-    private static boolean mountsToken(Workload workload) {
-        ServiceAccount account = base.get(ServiceAccount.class, workload.namespace(), workload.pod().getServiceAccountName());
+    private static boolean mountsToken(Manifests deployment, Workload workload) {
+        ServiceAccount account = deployment.get(ServiceAccount.class, workload.namespace(),
+                workload.pod().getServiceAccountName());
         return Optional.ofNullable(workload.pod().getAutomountServiceAccountToken())
                 .or(() -> Optional.ofNullable(account.getAutomountServiceAccountToken()))
                 .orElse(true);

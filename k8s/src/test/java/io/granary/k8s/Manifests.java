@@ -21,6 +21,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Kubernetes manifests parsed document by document into fabric8's typed model, about as strictly as the API server
@@ -53,6 +54,16 @@ final class Manifests {
         for (Path file : files) {
             parse(Files.readString(file), file.toString()).forEach(resource -> manifests.add(new Manifest(file, resource)));
         }
+        return new Manifests(manifests);
+    }
+
+    /** What an overlay of a kustomization and a component applies: the manifests of both, less what they delete. */
+    static Manifests load(Kustomization kustomization, Kustomization component) throws IOException {
+        List<Kustomization.Patch> patches = Stream.of(kustomization, component).flatMap(k -> k.patches().stream()).toList();
+        List<Manifest> manifests = load(Stream.of(kustomization, component).flatMap(k -> k.resources().stream()).toList())
+                .all().stream()
+                .filter(manifest -> patches.stream().noneMatch(patch -> patch.deletes(manifest.resource())))
+                .toList();
         return new Manifests(manifests);
     }
 
@@ -100,6 +111,8 @@ final class Manifests {
         KubernetesSerialization serialization = new KubernetesSerialization(mapper, true);
         serialization.registerKubernetesResource(CertManager.Issuer.class);
         serialization.registerKubernetesResource(CertManager.Certificate.class);
+        serialization.registerKubernetesResource(Keda.ScaledObject.class);
+        serialization.registerKubernetesResource(PrometheusOperator.PodMonitor.class);
         return serialization;
     }
 
