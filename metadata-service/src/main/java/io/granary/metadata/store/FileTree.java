@@ -25,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -41,6 +42,8 @@ public final class FileTree implements AutoCloseable {
     public static final int MAX_PAGE = 1000;
     private static final String STATE = "state";
     private static final String CLOSED = "closed";
+    /** Entries sorted in memory at once when the index is built: about 10 MB of heap. */
+    private static final int RUN = 50_000;
 
     private final Cache<String, String> files;
     private final ObjectMapper json;
@@ -50,6 +53,8 @@ public final class FileTree implements AutoCloseable {
     private final MVMap<String, String> state;
     private final MVMap<String, Long> savedCounts;
     private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
+    /** While the index is built: the keys listener events changed, which the copy must leave alone. */
+    private volatile Set<String> touched;
 
     /**
      * @param dir        where this replica's index lives
@@ -77,12 +82,32 @@ public final class FileTree implements AutoCloseable {
             savedCounts.forEach((dataset, count) -> counts.put(dataset, new AtomicLong(count)));
             files.addListener(new IndexUpdater());
         } else {
-            index.clear();
-            // Listen first, then copy what is there: nothing written in between is missed.
-            files.addListener(new IndexUpdater());
-            files.forEach(this::indexed);
-            disk.commit();
+            rebuild(dir.resolve("build"));
         }
+    }
+
+    /**
+     * Copies the cache into an empty index, in key order (sorted runs merged), while the other replicas may write:
+     * an entry a listener event touched meanwhile is newer than the copy and is not overwritten by it.
+     */
+    private void rebuild(Path work) {
+        index.clear();
+        touched = ConcurrentHashMap.newKeySet();
+        files.addListener(new IndexUpdater());  // listen first, then copy what is there: nothing is missed
+        try (SortedRuns sorted = new SortedRuns(work, RUN)) {
+            files.forEach(sorted::add);
+            sorted.forEachSorted((key, value) -> {
+                synchronized (this) {
+                    if (!touched.contains(key)) {
+                        indexed(key, value);
+                    }
+                }
+            });
+        }
+        synchronized (this) {
+            touched = null;
+        }
+        disk.commit();
     }
 
     public void putAll(String dataset, Collection<FileInfo> infos) {
@@ -230,22 +255,36 @@ public final class FileTree implements AutoCloseable {
         }
     }
 
+    /** A change a listener saw: applied at once, and kept from the copy when the index is being built. */
+    private void changed(String key, Runnable apply) {
+        if (touched == null) {
+            apply.run();
+            return;
+        }
+        synchronized (this) {
+            if (touched != null) {
+                touched.add(key);
+            }
+            apply.run();
+        }
+    }
+
     @Listener(observation = Listener.Observation.POST)
     public class IndexUpdater {
 
         @CacheEntryCreated
         public void created(CacheEntryCreatedEvent<String, String> event) {
-            indexed(event.getKey(), event.getValue());
+            changed(event.getKey(), () -> indexed(event.getKey(), event.getValue()));
         }
 
         @CacheEntryModified
         public void modified(CacheEntryModifiedEvent<String, String> event) {
-            indexed(event.getKey(), event.getNewValue());
+            changed(event.getKey(), () -> indexed(event.getKey(), event.getNewValue()));
         }
 
         @CacheEntryRemoved
         public void removed(CacheEntryRemovedEvent<String, String> event) {
-            unindexed(event.getKey());
+            changed(event.getKey(), () -> unindexed(event.getKey()));
         }
     }
 }
