@@ -36,6 +36,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;
 import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 
@@ -129,18 +130,29 @@ public class DatasetResource {
     @Path(MetadataApi.FILES)
     @Timed(value = "granary.metadata.listing", description = "Listing a dataset's files from the metadata cache")
     @Blocking  // the listing reads the metadata cache; asking the workers is what is asynchronous
-    public CompletionStage<FileListing> files(@PathParam("name") String name, @QueryParam("prefix") String prefix,
-                                              @QueryParam("delimiter") String delimiter,
-                                              @QueryParam("cursor") String cursor,
-                                              @QueryParam("limit") @DefaultValue("1000") int limit,
-                                              @QueryParam("cached") boolean cached) {
+    @APIResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = FileListing.class)))
+    public CompletionStage<Response> files(@PathParam("name") String name, @QueryParam("prefix") String prefix,
+                                           @QueryParam("delimiter") String delimiter,
+                                           @QueryParam("cursor") String cursor,
+                                           @QueryParam("limit") @DefaultValue("1000") int limit,
+                                           @QueryParam("cached") boolean cached) throws JsonProcessingException {
         DatasetSpec spec = datasets.spec(name);
         if (limit < 1 || limit > FileTree.MAX_PAGE) {
             throw new ValidationException("limit", "must be between 1 and " + FileTree.MAX_PAGE + ", not " + limit);
         }
-        FileListing page = files.list(name, DatasetPaths.normalize("prefix", prefix), delimiter, cursor, limit);
-        return cached ? cachedFiles.of(spec, page.files()).thenApply(page::withCachedBytes)
-                : CompletableFuture.completedFuture(page);
+        String from = DatasetPaths.normalize("prefix", prefix);
+        if (cached) {
+            FileListing page = files.list(name, from, delimiter, cursor, limit);
+            return cachedFiles.of(spec, page.files())
+                    .thenApply(bytes -> Response.ok(page.withCachedBytes(bytes)).build());
+        }
+        // The files go out as the JSON they are stored as: a page of a thousand is not parsed and written again.
+        FileTree.Page<String> page = files.listJson(name, from, delimiter, cursor, limit);
+        StringBuilder body = new StringBuilder(page.files().size() * 160 + 64).append("{\"files\":[");
+        body.append(String.join(",", page.files())).append("],\"prefixes\":")
+                .append(json.writeValueAsString(page.prefixes())).append(",\"nextCursor\":")
+                .append(json.writeValueAsString(page.nextCursor())).append('}');
+        return CompletableFuture.completedFuture(Response.ok(body.toString(), MediaType.APPLICATION_JSON).build());
     }
 
     @GET

@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * The file metadata of every dataset. Entries ({@code dataset/path} → FileInfo as JSON) live in the replicated,
@@ -173,6 +174,22 @@ public final class FileTree implements AutoCloseable {
      * common prefixes by {@code delimiter}; {@code cursor} is the last key or common prefix of the previous page.
      */
     public FileListing list(String dataset, String prefix, String delimiter, String cursor, int limit) {
+        Page<FileInfo> page = walk(dataset, prefix, delimiter, cursor, limit,
+                value -> CacheJson.read(json, value, FileInfo.class));
+        return new FileListing(page.files(), page.prefixes(), page.nextCursor());
+    }
+
+    /** The same page with each file as the JSON it is stored as: a listing sent on as it is parses nothing. */
+    public Page<String> listJson(String dataset, String prefix, String delimiter, String cursor, int limit) {
+        return walk(dataset, prefix, delimiter, cursor, limit, value -> value);
+    }
+
+    /** A page of a listing, its files as {@code T}. */
+    public record Page<T>(List<T> files, List<String> prefixes, String nextCursor) {
+    }
+
+    private <T> Page<T> walk(String dataset, String prefix, String delimiter, String cursor, int limit,
+                             Function<String, T> file) {
         String base = dataset + '/';
         String from = prefix == null ? "" : prefix;
         boolean rollUp = delimiter != null && !delimiter.isEmpty();
@@ -189,7 +206,7 @@ public final class FileTree implements AutoCloseable {
             }
         }
 
-        List<FileInfo> page = new ArrayList<>();
+        List<T> page = new ArrayList<>();
         List<String> prefixes = new ArrayList<>();
         String last = null;
         Cursor<String, String> walk = index.cursor(base + start);
@@ -203,7 +220,7 @@ public final class FileTree implements AutoCloseable {
                 continue;
             }
             if (page.size() + prefixes.size() == max) {
-                return new FileListing(page, prefixes, last);
+                return new Page<>(page, prefixes, last);
             }
             int cut = rollUp ? path.indexOf(delimiter, from.length()) : -1;
             if (cut >= 0) {
@@ -212,11 +229,11 @@ public final class FileTree implements AutoCloseable {
                 last = common;
                 walk = index.cursor(base + successor(common));  // past everything under the common prefix
             } else {
-                page.add(CacheJson.read(json, walk.getValue(), FileInfo.class));
+                page.add(file.apply(walk.getValue()));
                 last = path;
             }
         }
-        return new FileListing(page, prefixes, null);
+        return new Page<>(page, prefixes, null);
     }
 
     /** The least string greater than every string that starts with {@code prefix}. */
