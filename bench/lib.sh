@@ -130,7 +130,7 @@ start_service() {  # start_service MODULE PORT -Dkey=value...: in the local prof
   local module=$1 port=$2; shift 2
   start_local_service "$module" "$port" "$WORK/$module-$port.log" -Dkafka.bootstrap.servers="127.0.0.1:$KAFKA_PORT" "$@"
   PIDS+=("$SERVICE_PID")
-  wait_until 120 "$WORK/$module-$port.log" curl -sf "http://127.0.0.1:$port/q/health/ready"
+  wait_until "${READY_SECONDS:-120}" "$WORK/$module-$port.log" curl -sf "http://127.0.0.1:$port/q/health/ready"
 }
 
 start_metadata() {
