@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The metadata cache: time and heap to load a dataset of 100,000 files, listing throughput from the cache against
 # listing the same objects from S3Proxy, and a second replica joining (time, heap), in one run.
-#   bench/metadata.sh [--files 100000] [--s3-objects 5000]
-# --files 10000000 needs about 20 GB of disk and 10 M free inodes, and an hour; above a million files are written
-# empty (4 KiB of disk each otherwise).
+#   bench/metadata.sh [--files 100000] [--s3-objects 5000] [--heap 384m]
+# --files 10000000 --heap 1g needs about 30 GB of disk and 10 M free inodes, and an hour; above a million files are
+# written empty (4 KiB of disk each otherwise).
 # Needs the services built (./mvnw -DskipTests package).
 set -euo pipefail
 # shellcheck source=bench/lib.sh
@@ -11,15 +11,18 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 FILES=100000
 S3_OBJECTS=5000
+HEAP=384m
 while (( $# )); do
   case $1 in
     --files) FILES=$2; shift 2 ;;
     --s3-objects) S3_OBJECTS=$2; shift 2 ;;
-    *) die "usage: bench/metadata.sh [--files N] [--s3-objects N]" ;;
+    --heap) HEAP=$2; shift 2 ;;
+    *) die "usage: bench/metadata.sh [--files N] [--s3-objects N] [--heap SIZE]" ;;
   esac
 done
 
 require_built metadata-service
+export GRANARY_SERVICE_HEAP=-Xmx$HEAP
 echo "starting kafka, s3proxy, metadata-service in $WORK ..." >&2
 start_kafka
 start_s3
@@ -122,12 +125,12 @@ SECOND_LIST_SECS=$(timed list_cache many "$SECOND_URL")
 per_s() { python3 -c "print(f'{$1 / $2:,.0f}')"; }
 cat <<TABLE
 
-Metadata cache, one metadata-service replica (-Xmx384m), $(nproc) cores, $(date -u +%Y-%m-%d)
+Metadata cache, metadata-service replicas with -Xmx$HEAP, $(nproc) cores, $(date -u +%Y-%m-%d)
 
 | measure | result |
 |---|---:|
 | load $FILES files (file:// mount, listed once) | $LOAD_SECS s ($(per_s "$FILES" "$LOAD_SECS") files/s) |
-| heap held after the load (live objects, after full GC) | $(python3 -c "print(f'{($HEAP_AFTER - $HEAP_BEFORE) / 1048576:.1f} MiB, {($HEAP_AFTER - $HEAP_BEFORE) / $FILES:.0f} B per file')") |
+| live heap after the load (after full GC), and its growth per file | $(python3 -c "print(f'{$HEAP_AFTER / 1048576:.1f} MiB; {($HEAP_AFTER - $HEAP_BEFORE) / $FILES:.0f} B per file')") |
 | list all $FILES from the cache (pages of 1000) | $LIST_SECS s ($(per_s "$FILES" "$LIST_SECS") entries/s) |
 | a second replica joins (state transfer, file index built, ready) | $JOIN_SECS s |
 | its live heap after the join (after full GC) | $(python3 -c "print(f'{$SECOND_HEAP / 1048576:.1f} MiB')") |
