@@ -28,7 +28,8 @@ import java.util.stream.Collectors;
  * every worker hands the blocks it holds and no longer owns to their owners ({@link BlockMover}, paced to
  * {@code move-rate}) and drops its copy once the owner holds it. Until then a read placed on the new owner takes the
  * block from here by hand-over. A membership is acted on once it held for two looks in a row, so a worker missing
- * one heartbeat does not send blocks away and back.
+ * one heartbeat does not send blocks away and back; a pass stops when the membership changes under it (its
+ * owners may be leaving), and the next pass starts from the new one.
  */
 @ApplicationScoped
 public class Rebalancer {
@@ -49,8 +50,8 @@ public class Rebalancer {
         return thread;
     });
     /** The owning workers at the last look, and those the last pass ran for. */
-    private Set<String> seen = Set.of();
-    private Set<String> settled = Set.of();
+    private volatile Set<String> seen = Set.of();
+    private volatile Set<String> settled = Set.of();
 
     Rebalancer(TieredStore store, @RestClient MetadataClient metadata, BlockMover mover,
                WorkerDrain drain, BlockConfig config, MeterRegistry metrics) {
@@ -68,7 +69,7 @@ public class Rebalancer {
     @Scheduled(every = "${granary.block.heartbeat-interval}", delayed = "5s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void look() {
-        if (mover.rate() <= 0 || drain.status() != null || running.get()) {
+        if (mover.rate() <= 0 || drain.status() != null) {
             return;
         }
         List<Worker> all;
@@ -80,8 +81,8 @@ public class Rebalancer {
         Set<String> owning = all.stream().filter(Worker::owns).map(Worker::id)
                 .collect(Collectors.toCollection(TreeSet::new));
         boolean held = owning.equals(seen);
-        seen = owning;
-        if (!held || owning.equals(settled) || !owning.contains(self)) {
+        seen = owning;  // a pass under way stops once this is no longer what it ran for
+        if (running.get() || !held || owning.equals(settled) || !owning.contains(self)) {
             return;
         }
         settled = owning;
@@ -107,7 +108,9 @@ public class Rebalancer {
             return;
         }
         LOG.infof("worker %s: handing %d blocks to the workers that own them now", self, moves.size());
-        mover.move(moves, () -> drain.status() == null && !Thread.currentThread().isInterrupted(),
+        Set<String> ranFor = settled;
+        mover.move(moves, () -> drain.status() == null && seen.equals(ranFor)
+                        && !Thread.currentThread().isInterrupted(),
                 (taken, lost) -> taken.forEach(block -> {
                     if (store.drop(block)) {
                         blocksMoved.increment();

@@ -1,6 +1,7 @@
 package io.granary.block.rest;
 
 import io.granary.block.config.BlockConfig;
+import io.granary.block.drain.WorkerDrain;
 import io.granary.block.fill.BatchLoader;
 import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockKey;
@@ -13,6 +14,7 @@ import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.dataset.DatasetPaths;
 import io.granary.contracts.validation.Check;
 import io.granary.contracts.validation.ValidationException;
+import io.granary.kit.rest.ConflictException;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -36,18 +38,23 @@ import java.util.Map;
 public class BlockResource {
 
     private final BatchLoader loader;
+    private final WorkerDrain drain;
     private final TieredStore store;
     private final ReadStats stats;
     private final BlockConfig config;
 
-    BlockResource(BatchLoader loader, TieredStore store, ReadStats stats, BlockConfig config) {
+    BlockResource(BatchLoader loader, TieredStore store, ReadStats stats, BlockConfig config, WorkerDrain drain) {
+        this.drain = drain;
         this.loader = loader;
         this.store = store;
         this.stats = stats;
         this.config = config;
     }
 
-    /** Makes this worker hold the blocks (the preload-service's call); answers what was cached, filled, failed. */
+    /**
+     * Makes this worker hold the blocks (the preload-service's call); answers what was cached, filled, failed. A
+     * worker leaving refuses (409): what it took now its drain would drop, after the sender dropped its copy.
+     */
     @POST
     @Path("load")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -68,6 +75,9 @@ public class BlockResource {
             if (block.index() < 0) {
                 throw new ValidationException(field + ".index", "must not be negative");
             }
+        }
+        if (drain.status() != null) {
+            throw new ConflictException("worker", "this worker is leaving (draining or drained): load its owners");
         }
         return loader.load(request);
     }

@@ -84,6 +84,11 @@ class WorkerDrainTest {
                     .get("/blocks/stats").jsonPath().<Object>get("cachedBytes.leaving")).as("the drained worker").isNull();
         });
 
+        // Leaving, it takes nothing more: what it took now would be dropped with the rest.
+        given().baseUri(first.toString()).header("Authorization", Identities.CLUSTER_AUTHORIZATION)
+                .contentType(ContentType.JSON).body(Map.of("dataset", "leaving", "blocks", List.of()))
+                .post("/blocks/load").then().statusCode(409).body("field", equalTo("worker"));
+
         readEverything(files);
         assertThat(Metrics.sum("granary_understore_bytes_total", first)).isEqualTo(storeFirst);
         assertThat(Metrics.sum("granary_understore_bytes_total", second)).isEqualTo(storeSecond);

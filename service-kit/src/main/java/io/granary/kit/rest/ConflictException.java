@@ -1,6 +1,6 @@
 package io.granary.kit.rest;
 
-/** What a request would create exists already: 409, with the field that names it. */
+/** A request at odds with the state of what it names (it exists already; the worker is leaving): 409, with the field. */
 public class ConflictException extends RuntimeException {
 
     private final String field;
