@@ -147,15 +147,19 @@ public class MetadataLoader {
         /** Cached paths of this mount strictly between two listed ones (or its ends) are gone from the store. */
         private void removeBetween(String after, String before) {
             String to = before != null ? before : root.isEmpty() ? null : FileTree.successor(root);
-            List<String> range = after == null ? files.paths(dataset, root, true, to)
-                    : files.paths(dataset, after, false, to);
-            for (String path : range) {
-                if (!shadowed(path)) {
-                    files.remove(dataset, path);
-                    if (announce) {
-                        announce(path, null);
+            List<String> range = after == null ? files.paths(dataset, root, true, to, FileTree.MAX_PAGE)
+                    : files.paths(dataset, after, false, to, FileTree.MAX_PAGE);
+            while (!range.isEmpty()) {
+                for (String path : range) {
+                    if (!shadowed(path)) {
+                        files.remove(dataset, path);
+                        if (announce) {
+                            announce(path, null);
+                        }
                     }
                 }
+                // a page at a time: a mount gone from the store may have held millions
+                range = files.paths(dataset, range.get(range.size() - 1), false, to, FileTree.MAX_PAGE);
             }
         }
 

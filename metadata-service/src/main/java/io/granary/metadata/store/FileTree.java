@@ -56,6 +56,7 @@ public final class FileTree implements AutoCloseable {
     private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
     /** While the index is built: the keys listener events changed, which the copy must leave alone. */
     private volatile Set<String> touched;
+    private final IndexUpdater updater = new IndexUpdater();
 
     /**
      * @param dir        where this replica's index lives
@@ -81,9 +82,15 @@ public final class FileTree implements AutoCloseable {
         disk.commit();
         if (clean && trustIndex) {
             savedCounts.forEach((dataset, count) -> counts.put(dataset, new AtomicLong(count)));
-            files.addListener(new IndexUpdater());
+            files.addListener(updater);
         } else {
-            rebuild(dir.resolve("build"));
+            try {
+                rebuild(dir.resolve("build"));
+            } catch (RuntimeException e) {
+                files.removeListener(updater);
+                disk.close();
+                throw e;
+            }
         }
     }
 
@@ -94,7 +101,7 @@ public final class FileTree implements AutoCloseable {
     private void rebuild(Path work) {
         index.clear();
         touched = ConcurrentHashMap.newKeySet();
-        files.addListener(new IndexUpdater());  // listen first, then copy what is there: nothing is missed
+        files.addListener(updater);  // listen first, then copy what is there: nothing is missed
         try (SortedRuns sorted = new SortedRuns(work, RUN)) {
             files.forEach(sorted::add);
             sorted.forEachSorted((key, value) -> {
@@ -129,14 +136,14 @@ public final class FileTree implements AutoCloseable {
     }
 
     /**
-     * A dataset's paths after {@code from} (from itself too when {@code inclusive}) and before {@code to} (to the
-     * end when null), in order.
+     * Up to {@code limit} of a dataset's paths after {@code from} (from itself too when {@code inclusive}) and before
+     * {@code to} (to the end when null), in order.
      */
-    public List<String> paths(String dataset, String from, boolean inclusive, String to) {
+    public List<String> paths(String dataset, String from, boolean inclusive, String to, int limit) {
         String base = dataset + '/';
         List<String> paths = new ArrayList<>();
         Cursor<String, String> walk = index.cursor(base + from);
-        while (walk.hasNext()) {
+        while (walk.hasNext() && paths.size() < limit) {
             String key = walk.next();
             if (!key.startsWith(base)) {
                 break;
@@ -161,12 +168,13 @@ public final class FileTree implements AutoCloseable {
         return counts.values().stream().mapToLong(AtomicLong::get).sum();
     }
 
-    /** Forgets a dataset's files on every replica. */
+    /** Forgets a dataset's files on every replica, a page at a time. */
     public void drop(String dataset) {
-        for (String path : paths(dataset, "", true, null)) {
-            remove(dataset, path);
+        List<String> page = paths(dataset, "", true, null, MAX_PAGE);
+        while (!page.isEmpty()) {
+            page.forEach(path -> remove(dataset, path));
+            page = paths(dataset, page.get(page.size() - 1), false, null, MAX_PAGE);
         }
-        counts.remove(dataset);
     }
 
     /**
@@ -245,11 +253,21 @@ public final class FileTree implements AutoCloseable {
         return dataset + '/' + path;
     }
 
-    /** Writes the index out and marks it clean, so the next start alone keeps it. */
+    /**
+     * Stops taking the cache's writes, writes the index out and marks it clean, so the next start alone keeps it.
+     * The cache stops first: a write applied to it after the index stopped listening would be missing from an index
+     * marked clean.
+     */
     @Override
     public void close() {
         if (disk.isClosed()) {
             return;
+        }
+        try {
+            files.removeListener(updater);
+            files.stop();
+        } catch (RuntimeException alreadyStopped) {
+            // the cache manager stopped first: every write it took reached the index
         }
         savedCounts.clear();
         counts.forEach((dataset, count) -> savedCounts.put(dataset, count.get()));

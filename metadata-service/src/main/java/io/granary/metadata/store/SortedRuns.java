@@ -64,7 +64,12 @@ final class SortedRuns implements AutoCloseable {
             }
             while (!heads.isEmpty()) {
                 Run run = heads.poll();
-                consumer.accept(run.key(), run.value());
+                try {
+                    consumer.accept(run.key(), run.value());
+                } catch (RuntimeException e) {
+                    run.close();
+                    throw e;
+                }
                 if (run.next()) {
                     heads.add(run);
                 } else {

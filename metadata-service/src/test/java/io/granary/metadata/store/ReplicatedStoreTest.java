@@ -108,8 +108,9 @@ class ReplicatedStoreTest {
             FileListing second = tree.list("coco", "train/", "/", first.nextCursor(), 2);
             assertThat(second.files()).extracting(FileInfo::path).containsExactly("train/c.jpg");
             assertThat(second.nextCursor()).isNull();
-            assertThat(tree.paths("coco", "train/a/1.jpg", false, "train/c.jpg"))
+            assertThat(tree.paths("coco", "train/a/1.jpg", false, "train/c.jpg", 10))
                     .containsExactly("train/a/2.jpg", "train/b/1.jpg");
+            assertThat(tree.paths("coco", "", true, null, 2)).containsExactly("train/a/1.jpg", "train/a/2.jpg");
             assertThat(tree.count("coco")).isEqualTo(6);
             assertThat(tree.count("cocoa")).isEqualTo(1);
         }
