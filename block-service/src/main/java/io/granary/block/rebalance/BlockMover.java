@@ -16,6 +16,7 @@ import org.jboss.logging.Logger;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,7 +94,11 @@ public class BlockMover {
         }
         long started = System.nanoTime();
         long sent = 0;
-        for (Map.Entry<Target, List<StoredBlock>> entry : byTarget.entrySet()) {
+        // Replicas first: a block is dropped here once its first owner holds it, and a replica asked after that would
+        // find no one to hand it over.
+        List<Map.Entry<Target, List<StoredBlock>>> ordered = byTarget.entrySet().stream()
+                .sorted(Comparator.comparing(entry -> entry.getKey().first())).toList();
+        for (Map.Entry<Target, List<StoredBlock>> entry : ordered) {
             List<StoredBlock> blocks = entry.getValue();
             int from = 0;
             while (from < blocks.size() && go.getAsBoolean()) {

@@ -117,6 +117,9 @@ public class Rebalancer {
                         bytesMoved.increment(block.length());
                     }
                 }));
+        if (!seen.equals(ranFor)) {
+            settled = Set.of();  // cut short: should the membership come back to this one, the pass runs again
+        }
     }
 
     @PreDestroy
