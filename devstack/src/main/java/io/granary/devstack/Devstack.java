@@ -3,6 +3,7 @@ package io.granary.devstack;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -10,7 +11,8 @@ import java.util.Map;
  * it is stopped (SIGTERM stops the child too).
  *
  * <pre>
- * java -cp devstack/target/classes io.granary.devstack.Devstack kafka --port 9092 --controller-port 9093 --data DIR
+ * java -cp devstack/target/classes io.granary.devstack.Devstack kafka [--host 127.0.0.1] --port 9092 --controller-port 9093 --data DIR
+ * java -cp devstack/target/classes io.granary.devstack.Devstack balance --host H --port P --backends h:p,h:p [--health /q/health/ready]
  * java -cp devstack/target/classes io.granary.devstack.Devstack s3 [--host 127.0.0.1] --port 9000 --data DIR --access-key K --secret-key S
  * </pre>
  */
@@ -37,7 +39,7 @@ public final class Devstack {
         Path data = Path.of(options.getOrDefault("data", ".granary/" + args[0]));
         switch (args[0]) {
             case "kafka" -> {
-                try (KafkaBroker broker = KafkaBroker.start(data.resolve("kafka"),
+                try (KafkaBroker broker = KafkaBroker.start(data.resolve("kafka"), options.getOrDefault("host", "127.0.0.1"),
                         port(options, "port", 9092), port(options, "controller-port", 9093))) {
                     System.out.println("kafka ready at " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
                     System.exit(broker.awaitExit());
@@ -49,6 +51,15 @@ public final class Devstack {
                         required(options, "access-key"), required(options, "secret-key"))) {
                     System.out.println("s3 ready at " + s3.endpoint() + " (pid " + s3.pid() + ")");
                     System.exit(s3.awaitExit());
+                }
+            }
+            case "balance" -> {
+                List<String> backends = List.of(required(options, "backends").split(","));
+                try (Balancer balancer = Balancer.start(options.getOrDefault("host", "127.0.0.1"), port(options, "port", 8080),
+                        backends, options.getOrDefault("health", "/q/health/ready"))) {
+                    System.out.println("balancer ready at " + options.getOrDefault("host", "127.0.0.1") + ":"
+                            + balancer.port() + " in front of " + backends);
+                    Thread.currentThread().join();
                 }
             }
             default -> usage("unknown command " + args[0]);
@@ -86,7 +97,8 @@ public final class Devstack {
 
     private static void usage(String problem) {
         System.err.println("devstack: " + problem);
-        System.err.println("usage: Devstack kafka [--port 9092] [--controller-port 9093] [--data DIR]");
+        System.err.println("usage: Devstack kafka [--host 127.0.0.1] [--port 9092] [--controller-port 9093] [--data DIR]");
+        System.err.println("       Devstack balance [--host 127.0.0.1] [--port 8080] --backends HOST:PORT,... [--health PATH]");
         System.err.println("       Devstack s3 [--host 127.0.0.1] [--port 9000] [--data DIR] --access-key K --secret-key S");
         System.exit(2);
     }

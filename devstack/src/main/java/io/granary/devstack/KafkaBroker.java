@@ -19,10 +19,12 @@ public final class KafkaBroker implements AutoCloseable {
     private static final String READY_LINE = "Kafka Server started";
 
     private final ChildProcess child;
+    private final String host;
     private final int port;
 
-    private KafkaBroker(ChildProcess child, int port) {
+    private KafkaBroker(ChildProcess child, String host, int port) {
         this.child = child;
+        this.host = host;
         this.port = port;
     }
 
@@ -32,12 +34,17 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     public static KafkaBroker start(Path dataDir, int port, int controllerPort) throws IOException {
-        requireFree(port, "Kafka");
-        requireFree(controllerPort, "Kafka controller");
+        return start(dataDir, "127.0.0.1", port, controllerPort);
+    }
+
+    /** A broker listening (and advertised) on {@code host}, e.g. a multi-node local cluster's bridge address. */
+    public static KafkaBroker start(Path dataDir, String host, int port, int controllerPort) throws IOException {
+        requireFree(host, port, "Kafka");
+        requireFree(host, controllerPort, "Kafka controller");
         Path dir = dataDir.toAbsolutePath();
         Files.createDirectories(dir);
         Path logDirs = dir.resolve("kraft-logs");
-        Path config = writeServerProperties(dir, logDirs, port, controllerPort);
+        Path config = writeServerProperties(dir, logDirs, host, port, controllerPort);
         Path log4j = writeLog4j(dir);
         String classpath = ChildClasspath.kafka();
 
@@ -52,12 +59,12 @@ public final class KafkaBroker implements AutoCloseable {
                         "-Dlog4j2.configurationFile=" + log4j, "-Dkafka.logs.dir=" + dir,
                         "-cp", classpath, "kafka.Kafka", config.toString()),
                 dir.resolve("kafka.log"));
-        child.awaitReady(() -> child.logContains(READY_LINE) && Ports.listening(port), START_TIMEOUT);
-        return new KafkaBroker(child, port);
+        child.awaitReady(() -> child.logContains(READY_LINE) && Ports.listening(host, port), START_TIMEOUT);
+        return new KafkaBroker(child, host, port);
     }
 
     public String bootstrapServers() {
-        return "127.0.0.1:" + port;
+        return host + ":" + port;
     }
 
     public int port() {
@@ -78,13 +85,14 @@ public final class KafkaBroker implements AutoCloseable {
         child.close();
     }
 
-    private static Path writeServerProperties(Path dir, Path logDirs, int port, int controllerPort) throws IOException {
+    private static Path writeServerProperties(Path dir, Path logDirs, String host, int port, int controllerPort)
+            throws IOException {
         String properties = """
                 process.roles=broker,controller
                 node.id=1
-                controller.quorum.voters=1@127.0.0.1:%2$d
-                listeners=PLAINTEXT://127.0.0.1:%1$d,CONTROLLER://127.0.0.1:%2$d
-                advertised.listeners=PLAINTEXT://127.0.0.1:%1$d
+                controller.quorum.voters=1@%4$s:%2$d
+                listeners=PLAINTEXT://%4$s:%1$d,CONTROLLER://%4$s:%2$d
+                advertised.listeners=PLAINTEXT://%4$s:%1$d
                 controller.listener.names=CONTROLLER
                 inter.broker.listener.name=PLAINTEXT
                 listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
@@ -100,7 +108,7 @@ public final class KafkaBroker implements AutoCloseable {
                 group.initial.rebalance.delay.ms=0
                 log.retention.hours=24
                 log.segment.bytes=16777216
-                """.formatted(port, controllerPort, logDirs);
+                """.formatted(port, controllerPort, logDirs, host);
         Path file = dir.resolve("server.properties");
         Files.writeString(file, properties, StandardCharsets.UTF_8);
         return file;
@@ -139,9 +147,9 @@ public final class KafkaBroker implements AutoCloseable {
         return id;
     }
 
-    static void requireFree(int port, String what) throws IOException {
-        if (Ports.listening(port)) {
-            throw new IOException(what + " port " + port + " is already in use on 127.0.0.1");
+    static void requireFree(String host, int port, String what) throws IOException {
+        if (Ports.listening(host, port)) {
+            throw new IOException(what + " port " + port + " is already in use on " + host);
         }
     }
 }

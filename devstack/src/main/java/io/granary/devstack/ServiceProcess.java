@@ -36,7 +36,7 @@ public final class ServiceProcess implements AutoCloseable {
     public static ServiceProcess start(String module, int port, Map<String, String> properties, Path workDir)
             throws IOException {
         Path jar = packagedJar(module);
-        KafkaBroker.requireFree(port, module);
+        KafkaBroker.requireFree("127.0.0.1", port, module);
         List<String> command = new ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Dquarkus.http.port=" + port, "-Djava.io.tmpdir=" + workDir.toAbsolutePath()));
         properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
