@@ -80,8 +80,10 @@ public class BlockRoutes {
             return;
         }
         Optional<StoredBlock> held = store.find(request.key());
-        // A sampled hit is checksummed first, off the event loop; the rest go straight to sendfile.
-        if (held.isPresent() && (verifySample <= 0 || ThreadLocalRandom.current().nextDouble() >= verifySample)) {
+        // A sampled hit, or one whose file was written to since it was installed, is checksummed first, off the event
+        // loop; the rest go straight to sendfile.
+        if (held.isPresent() && (verifySample <= 0 || ThreadLocalRandom.current().nextDouble() >= verifySample)
+                && store.sealed(held.get())) {
             stats.hit(request.dataset(), held.get().medium());
             send(ctx, request, range, held.get(), BlockApi.HIT, true);
             return;
@@ -95,7 +97,7 @@ public class BlockRoutes {
      */
     private void handOver(RoutingContext ctx, BlockRequest request) {
         Optional<StoredBlock> held = store.peek(request.key());
-        if (held.isEmpty()) {
+        if (held.isEmpty() || !store.sealed(held.get())) {  // a file written to since: the taker reads the store
             ctx.response().setStatusCode(404).end();
             return;
         }
@@ -123,17 +125,21 @@ public class BlockRoutes {
             return;
         }
         Optional<StoredBlock> held = store.find(request.key());
-        if (held.isPresent()) {
+        if (held.isPresent() && store.sealed(held.get())) {
             answerHead(ctx.response(), held.get(), BlockApi.HIT);
             return;
         }
-        ctx.vertx().executeBlocking(() -> filler.fill(request.key(), request.ref()), false).onComplete(filled -> {
+        // A file written to since it was installed is checked first: kept if whole, filled again if damaged.
+        ctx.vertx().executeBlocking(() -> held.isPresent() && store.verify(held.get())
+                ? new Served(held.get(), BlockApi.HIT)
+                : filler.fill(request.key(), request.ref()).map(block -> new Served(block, BlockApi.MISS))
+                        .orElse(new Served(null, BlockApi.BYPASS)), false).onComplete(filled -> {
             if (filled.failed()) {
                 problem(ctx, filled.cause());
-            } else if (filled.result().isEmpty()) {
+            } else if (filled.result().block() == null) {
                 ctx.response().putHeader(BlockApi.CACHE_HEADER, BlockApi.BYPASS).end();
             } else {
-                answerHead(ctx.response(), filled.result().get(), BlockApi.MISS);
+                answerHead(ctx.response(), filled.result().block(), filled.result().how());
             }
         });
     }

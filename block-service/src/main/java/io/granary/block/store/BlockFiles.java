@@ -1,5 +1,6 @@
 package io.granary.block.store;
 
+import io.granary.contracts.block.BlockApi;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
@@ -10,7 +11,8 @@ import java.nio.file.StandardCopyOption;
 /**
  * How a block file becomes visible and goes away, the contract a short-circuit reader relies on: the bytes are
  * written under a temporary name, the sidecar is written, then the file is renamed into place, so a visible block
- * file is always whole and has its checksum beside it.
+ * file is always whole and has its checksum beside it. Its modification time is set to {@link BlockApi#SEALED} before
+ * it gets its name: a write to it afterwards (damage) moves it.
  */
 final class BlockFiles {
 
@@ -23,6 +25,7 @@ final class BlockFiles {
     /** Writes the sidecar, then renames the temporary file to the block file (replacing an older copy). */
     static void install(Path temp, LevelDir dir, BlockKey key, BlockMeta meta) throws IOException {
         meta.write(dir.metaFile(key));
+        Files.setLastModifiedTime(temp, BlockApi.SEALED);
         Files.move(temp, dir.blockFile(key), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
@@ -38,6 +41,20 @@ final class BlockFiles {
     static void delete(StoredBlock block) {
         deleteQuietly(block.file());
         deleteQuietly(block.dir().metaFile(block.key()));
+    }
+
+    /** Whether the block file is as it was installed; false when it is gone or was written to since. */
+    static boolean sealed(Path file) {
+        try {
+            return BlockApi.SEALED.equals(Files.getLastModifiedTime(file));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Marks a file whose bytes were checked against its checksum as installed again. */
+    static void seal(Path file) throws IOException {
+        Files.setLastModifiedTime(file, BlockApi.SEALED);
     }
 
     static boolean isTemporary(String name) {

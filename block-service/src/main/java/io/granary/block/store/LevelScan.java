@@ -78,7 +78,8 @@ final class LevelScan {
                     for (Path file : files) {
                         StoredBlock block = scanFile(dir, dataset, file);
                         if (block != null) {
-                            found.add(new Found(block, Files.getLastModifiedTime(file)));
+                            // The sidecar's time is the install's: the block file's own is SEALED.
+                            found.add(new Found(block, Files.getLastModifiedTime(dir.metaFile(block.key()))));
                         }
                     }
                 }
@@ -117,11 +118,15 @@ final class LevelScan {
         }
         StoredBlock block = new StoredBlock(key, meta.path(), meta.etag(), meta.length(), meta.crc32c(), dir);
         try {
-            if (Files.size(file) != meta.length() || verify && Checksums.crc32c(file) != meta.crc32c()) {
+            boolean sealed = BlockFiles.sealed(file);  // a file written to since its install is checked in any case
+            if (Files.size(file) != meta.length() || (verify || !sealed) && Checksums.crc32c(file) != meta.crc32c()) {
                 LOG.warnf("block %s in %s fails its checksum: dropped", key, dir.path());
                 BlockFiles.delete(block);
                 listener.corrupt(block);
                 return null;
+            }
+            if (!sealed) {
+                BlockFiles.seal(file);
             }
         } catch (IOException e) {
             BlockFiles.deleteQuietly(file);

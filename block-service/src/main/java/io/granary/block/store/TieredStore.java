@@ -74,6 +74,11 @@ public final class TieredStore {
         return Optional.ofNullable(block);
     }
 
+    /** Whether the block's file is as it was installed (no write since); one stat. */
+    public boolean sealed(StoredBlock block) {
+        return BlockFiles.sealed(block.file());
+    }
+
     /** True when the block is held; no access is counted. */
     public boolean holds(BlockKey key) {
         return index.containsKey(key);
@@ -148,6 +153,9 @@ public final class TieredStore {
     public boolean verify(StoredBlock block) {
         try {
             if (Checksums.crc32c(block.file()) == block.crc32c() && Files.size(block.file()) == block.length()) {
+                if (!BlockFiles.sealed(block.file())) {
+                    BlockFiles.seal(block.file());  // touched, not damaged: short-circuit readers may read it again
+                }
                 return true;
             }
         } catch (NoSuchFileException e) {

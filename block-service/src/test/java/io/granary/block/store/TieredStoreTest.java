@@ -12,6 +12,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -148,13 +150,43 @@ class TieredStoreTest {
     void aBlockDamagedOnDiskFailsVerificationAndIsDropped() throws IOException {
         TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7));
         StoredBlock block = put(store, key(1), 100 * KIB);
+        assertThat(store.sealed(block)).as("as installed").isTrue();
         assertThat(store.verify(block)).isTrue();
         flipAByte(block.file());
 
+        assertThat(store.sealed(block)).as("written to since").isFalse();
         assertThat(store.verify(block)).isFalse();
         assertThat(store.holds(key(1))).isFalse();
         assertThat(corrupt).containsExactly(block);
         assertThat(store.levels().get(0).used()).isZero();
+    }
+
+    @Test
+    void aBlockTouchedButWholeIsSealedAgainOnceVerified() throws IOException {
+        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7));
+        StoredBlock block = put(store, key(1), 100 * KIB);
+        Files.setLastModifiedTime(block.file(), FileTime.from(Instant.now()));  // touch(1): bytes unchanged
+        assertThat(store.sealed(block)).isFalse();
+
+        assertThat(store.verify(block)).isTrue();
+        assertThat(store.sealed(block)).isTrue();
+        assertThat(corrupt).isEmpty();
+    }
+
+    @Test
+    void aRestartWithoutVerificationStillChecksTheBlocksWrittenToSinceTheirInstall() throws IOException {
+        LevelSpec mem = new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7);
+        TieredStore before = open(mem);
+        StoredBlock damaged = put(before, key(1), 10 * KIB);
+        StoredBlock whole = put(before, key(2), 10 * KIB);
+        flipAByte(damaged.file());
+
+        TieredStore after = TieredStore.open(List.of(mem), LruPolicy::new, listener, false);
+
+        assertThat(after.find(key(1))).isEmpty();
+        assertThat(corrupt).extracting(StoredBlock::key).containsExactly(key(1));
+        assertThat(after.sealed(after.find(key(2)).orElseThrow())).isTrue();
+        assertThat(Files.readAllBytes(whole.file())).isEqualTo(content(key(2), 10 * KIB));
     }
 
     @Test

@@ -17,7 +17,6 @@ import org.jboss.logging.Logger;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -100,7 +99,7 @@ public final class BlockReads {
         List<Worker> owners = workers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
         for (Worker owner : owners) {
             if (local.reaches(owner)) {
-                Optional<Path> path = local.find(owner, dataset.name(), blockId);
+                Optional<LocalBlockFiles.LocalFile> path = local.find(owner, dataset.name(), blockId);
                 if (path.isEmpty() && fillHere(owner, dataset, file, slice)) {
                     path = local.find(owner, dataset.name(), blockId);
                 }

@@ -1,6 +1,7 @@
 package io.granary.gateway.read;
 
 import com.sun.management.UnixOperatingSystemMXBean;
+import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.ByteSize;
 import io.granary.gateway.config.GatewayConfig;
 import io.quarkus.scheduler.Scheduled;
@@ -75,7 +76,7 @@ public class OpenBlockFiles {
             forget(path);
             return Optional.empty();
         }
-        if (!attributes.isRegularFile()) {
+        if (!attributes.isRegularFile() || !BlockApi.sealed(attributes)) {  // unsealed: written to, the worker checks it
             forget(path);
             return Optional.empty();
         }

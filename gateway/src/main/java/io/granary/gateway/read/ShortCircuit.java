@@ -9,8 +9,10 @@ import io.granary.kit.config.GranaryConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.Optional;
 
@@ -79,12 +81,17 @@ public class ShortCircuit {
         return Optional.empty();
     }
 
-    /** The block's whole file in the first of these level directories that has it. */
+    /** The block's whole file, as its worker installed it, in the first of these level directories that has it. */
     static Optional<Path> inLevels(List<Tier> tiers, String dataset, String blockId) {
         for (Tier tier : tiers) {
             Path file = BlockApi.blockFile(tier.path(), dataset, blockId);
-            if (Files.isRegularFile(file)) {
-                return Optional.of(file);
+            try {
+                BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+                if (attributes.isRegularFile() && BlockApi.sealed(attributes)) {
+                    return Optional.of(file);
+                }
+            } catch (IOException e) {
+                // not in this level
             }
         }
         return Optional.empty();

@@ -43,6 +43,7 @@ class OpenBlockFilesTest {
         Files.createDirectories(file.getParent());
         Path temporary = file.resolveSibling("." + file.getFileName() + ".tmp");
         Files.write(temporary, content);
+        Files.setLastModifiedTime(temporary, BlockApi.SEALED);  // as the worker installs it
         return Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 

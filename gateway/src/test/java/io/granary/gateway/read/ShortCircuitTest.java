@@ -1,5 +1,6 @@
 package io.granary.gateway.read;
 
+import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.worker.Medium;
 import io.granary.contracts.worker.Tier;
@@ -9,8 +10,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The lookup of a block's file in a worker's level directories, on real directories laid out as the block-service
  * writes them: {@code <level dir>/<dataset>/<blockId>}, a block first written to {@code .<blockId>.<uuid>.tmp}
- * beside it, and its metadata in {@code <blockId>.meta}.
+ * beside it, and its metadata in {@code <blockId>.meta}; an installed block file's modification time is
+ * {@link BlockApi#SEALED}.
  */
 class ShortCircuitTest {
 
@@ -43,7 +48,25 @@ class ShortCircuitTest {
 
     private static Path block(Path level, String dataset, String name) throws IOException {
         Path file = Files.createDirectories(level.resolve(dataset)).resolve(name);
-        return Files.write(file, new byte[] {1, 2, 3});
+        Files.write(file, new byte[] {1, 2, 3});
+        return Files.setLastModifiedTime(file, BlockApi.SEALED);
+    }
+
+    @Test
+    void aBlockFileWrittenToSinceItWasInstalledIsLeftToItsWorker() throws IOException {
+        Path file = block(ssd, DATASET, BLOCK);
+        try (Opened opened = new Opened()) {
+            opened.shortCircuit.open(opened.owner, DATASET, BLOCK).orElseThrow().release();  // kept open
+
+            // Damage in place: same inode, bytes changed, and with them the modification time.
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                channel.write(ByteBuffer.wrap(new byte[] {9}), 1);
+            }
+
+            assertThat(ShortCircuit.inLevels(tiers, DATASET, BLOCK)).isEmpty();
+            assertThat(opened.shortCircuit.holds(opened.owner, DATASET, BLOCK)).isFalse();
+            assertThat(opened.shortCircuit.open(opened.owner, DATASET, BLOCK)).as("not sent, even kept open").isEmpty();
+        }
     }
 
     @Test
