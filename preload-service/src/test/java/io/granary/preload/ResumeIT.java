@@ -25,7 +25,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The packaged preload-service killed in the middle of a load and started again on the same data directory: the
- * load resumes (blocks already cached cost a lookup) and ends with everything on the workers.
+ * load resumes (blocks already cached cost a lookup) and ends with everything on the workers. And a worker killed
+ * in the middle of a load: its batches go to the workers that own their blocks once it is gone.
  */
 class ResumeIT {
 
@@ -86,6 +87,41 @@ class ResumeIT {
             long total = cluster.files("halt").stream().mapToLong(FileInfo::size).sum();
             assertThat(held).as("stopped before the end").isLessThan(total);
         }
+    }
+
+    @Test
+    void aLoadWhoseWorkerIsKilledCompletesOnTheOthers() throws IOException {
+        Path local = Path.of(config.get("granary.allowed-roots"));
+        Cluster.files(local.resolve("rehome"), 40, 2 << 20, 13);
+        Cluster cluster = new Cluster(config.get("granary.metadata-url"));
+        cluster.dataset("rehome", "1MiB", Datasets.localMount(local.resolve("rehome")));
+        String survivor = cluster.liveWorkers(1).get(0).address();
+        ServiceProcess doomed = stack.startAnother("block-service");
+        cluster.liveWorkers(2);
+        Path data = Files.createDirectories(Path.of(config.get("test.work-dir")).resolve("rehome"));
+        int port = Ports.free();
+        String url = "http://127.0.0.1:" + port;
+        try (ServiceProcess preload = ServiceProcess.start("preload-service", port, preloadConfig(data), data)) {
+            String id = given().baseUri(url).contentType(ContentType.JSON)
+                    .body("{\"dataset\":\"rehome\",\"targets\":[{\"path\":\"\"}]}").post("/api/v1/dataloads")
+                    .then().statusCode(202).extract().jsonPath().getString("id");
+            await().atMost(Duration.ofSeconds(60)).until(() -> given().baseUri(url).get("/api/v1/dataloads/" + id)
+                    .jsonPath().getLong("bytesDone") > 0);
+            doomed.kill();  // SIGKILL, never restarted: it leaves the membership once its heartbeats stop
+
+            await().atMost(Duration.ofSeconds(180)).until(() -> List.of("Complete", "Failed", "Cancelled")
+                    .contains(given().baseUri(url).get("/api/v1/dataloads/" + id).jsonPath().getString("phase")));
+            var status = given().baseUri(url).get("/api/v1/dataloads/" + id).jsonPath();
+            assertThat(status.getString("phase")).as("errors: %s", status.getList("errors")).isEqualTo("Complete");
+            assertThat(status.getLong("filesDone")).isEqualTo(40);
+        } finally {
+            doomed.close();
+        }
+        // What the killed worker had taken is gone with it; the rest, every block it was still to take included,
+        // is on the survivor, which owns every block now.
+        long total = cluster.files("rehome").stream().mapToLong(FileInfo::size).sum();
+        assertThat(Cluster.heldBy(survivor, "rehome")).isPositive().isLessThanOrEqualTo(total);
+        cluster.liveWorkers(1);
     }
 
     @Test

@@ -15,6 +15,7 @@ import io.granary.contracts.worker.Worker;
 import io.granary.kit.client.MetadataClient;
 import org.jboss.logging.Logger;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,6 +36,9 @@ final class LoadRun {
 
     private static final Logger LOG = Logger.getLogger(LoadRun.class);
     private static final int PAGE = 1000;
+    /** Pauses before a failed batch is sent again: about a minute in all, past a worker's restart or its leaving. */
+    private static final Duration[] RETRY_BACKOFF = {Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4),
+        Duration.ofSeconds(8), Duration.ofSeconds(15), Duration.ofSeconds(15), Duration.ofSeconds(15)};
 
     private final TrackedLoad load;
     private final MetadataClient metadata;
@@ -139,7 +143,7 @@ final class LoadRun {
             for (int from = 0; from < refs.size(); from += batches.batchBlocks()) {
                 List<BlockRef> batch = refs.subList(from, Math.min(refs.size(), from + batches.batchBlocks()));
                 sent.add(batches.submit(() -> {
-                    send(owner, batch, blockSize, files, remaining);
+                    send(owner, batch, blockSize, files, remaining, new Placing(dataset, replicas, live), 0);
                     return null;
                 }));
             }
@@ -154,7 +158,7 @@ final class LoadRun {
     }
 
     private void send(Worker owner, List<BlockRef> batch, long blockSize, Map<String, FileInfo> files,
-                      Map<String, AtomicInteger> remaining) throws InterruptedException {
+                      Map<String, AtomicInteger> remaining, Placing placing, int attempt) throws InterruptedException {
         long bytes = 0;
         for (BlockRef ref : batch) {
             bytes += Blocks.length(files.get(ref.path()).size(), blockSize, ref.index());
@@ -164,7 +168,23 @@ final class LoadRun {
             result = batches.load(owner, new BlockLoadRequest(load.spec.dataset(), batch, false), bytes,
                     () -> load.cancelled);
         } catch (RuntimeException e) {
-            // A worker that fails (or died) fails its blocks' files; the next run of the load tries them again.
+            if (attempt < RETRY_BACKOFF.length && !load.cancelled) {
+                // A worker that failed or died is restarted, or leaves the membership once its heartbeats stop:
+                // the batch goes, after a pause, to whichever worker owns each block then.
+                LOG.warnf("DataLoad %s: worker %s failed (%s); %d blocks placed again in %s", load.id, owner.id(),
+                        e.getMessage(), batch.size(), RETRY_BACKOFF[attempt]);
+                Thread.sleep(RETRY_BACKOFF[attempt].toMillis());
+                Placing now = placing.again(metadata);
+                Map<Worker, List<BlockRef>> byOwner = new HashMap<>();
+                for (BlockRef ref : batch) {
+                    byOwner.computeIfAbsent(now.replacing(owner, ref, placing), w -> new ArrayList<>()).add(ref);
+                }
+                for (Map.Entry<Worker, List<BlockRef>> entry : byOwner.entrySet()) {
+                    send(entry.getKey(), entry.getValue(), blockSize, files, remaining, now, attempt + 1);
+                }
+                return;
+            }
+            // Still failing after every retry: its blocks' files fail; the next run of the load tries them again.
             for (BlockRef ref : batch) {
                 blockDone(ref.path(), remaining, "worker " + owner.id() + " failed: " + e.getMessage());
             }
@@ -192,6 +212,35 @@ final class LoadRun {
         }
         if (left.decrementAndGet() == 0) {
             progress.filesDone.incrementAndGet();
+        }
+    }
+
+    /** Where blocks go: the live workers that may hold the dataset, as one look at the membership saw them. */
+    private record Placing(Dataset dataset, int replicas, List<Worker> live) {
+
+        List<Worker> owners(BlockRef ref) {
+            return RendezvousPlacement.owners(ref.id(dataset.name()).toString(), live, dataset.spec().nodeSelector(),
+                    replicas);
+        }
+
+        /** The membership now (the same as before when it cannot be read). */
+        Placing again(MetadataClient metadata) {
+            try {
+                List<Worker> now = metadata.workers().stream()
+                        .filter(worker -> worker.owns() && worker.matches(dataset.spec().nodeSelector())).toList();
+                return now.isEmpty() ? this : new Placing(dataset, replicas, now);
+            } catch (RuntimeException e) {
+                return this;
+            }
+        }
+
+        /** Who takes a block that {@code failed} was to hold under {@code before}: still it if it still owns it. */
+        Worker replacing(Worker failed, BlockRef ref, Placing before) {
+            List<Worker> owners = owners(ref);
+            List<String> previous = before.owners(ref).stream().map(Worker::id).toList();
+            return owners.stream().filter(owner -> owner.id().equals(failed.id())).findFirst()
+                    .or(() -> owners.stream().filter(owner -> !previous.contains(owner.id())).findFirst())
+                    .orElse(owners.get(0));
         }
     }
 
