@@ -5,6 +5,8 @@
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=devstack/local.sh
 source "$ROOT/devstack/local.sh"
+# shellcheck source=devstack/nodes.sh
+source "$ROOT/devstack/nodes.sh"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/granary-bench.XXXXXX")"
 # Every service runs in the local profile over $WORK/local ($WORK/local/.granary: their state and secrets).
 export GRANARY_ROOT="$ROOT" GRANARY_DATA_DIR="$WORK/local" GRANARY_MEM_DIR="/dev/shm/granary-bench-$$"
@@ -269,16 +271,6 @@ create_link() {  # create_link DELAY_MS: the namespace and the veth pair, not sh
 shape_link() {  # shape_link MBIT DELAY_MS: both ends of the veth pair
   shape_dev "$LINK_HOST_DEV" "$@"
   shape_dev "$LINK_STORE_DEV" "$@" -n "$LINK_NETNS"
-}
-
-shape_dev() {  # shape_dev DEV MBIT DELAY_MS [-n NETNS]
-  local dev=$1 mbit=$2 delay=$3; shift 3
-  # A burst of 1 ms at the rate, at least 64 KiB: small, so a 128 KiB object does not pass above the rate.
-  local burst=$(( mbit * 125 > 65536 ? mbit * 125 : 65536 ))
-  tc "$@" qdisc add dev "$dev" root handle 1: tbf rate "${mbit}mbit" burst "$burst" latency 50ms
-  if (( delay > 0 )); then
-    tc "$@" qdisc add dev "$dev" parent 1:1 handle 10: netem delay "${delay}ms"
-  fi
 }
 
 remove_link() {

@@ -5,7 +5,8 @@
 # its .granary/ holds every service's state; MEM blocks live under GRANARY_MEM_DIR (tmpfs). Each service derives its
 # own paths from those two (the %local lines of its application.properties), so a caller passes only what differs
 # per instance (-Dkey=value). GRANARY_ROOT is the repository; GRANARY_SERVICE_HEAP the heap option (-Xmx256m);
-# GRANARY_BIND the address services listen on (127.0.0.1: nothing is reachable from the network unless asked).
+# GRANARY_BIND the address services listen on (127.0.0.1: nothing is reachable from the network unless asked);
+# GRANARY_NETNS, when set, the network namespace a service runs in (a node of a multi-node cluster).
 # GRANARY_AUTH is the Authorization value api_curl sends (set by ensure_access).
 
 # ensure_access SECRETS ADMIN-REF: the cluster credential every service shows the others, and an identities file
@@ -31,7 +32,7 @@ random_token() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 api_curl() { curl -H "Authorization: ${GRANARY_AUTH:?no credential: ensure_access first}" "$@"; }
 
 # start_local_service MODULE PORT LOG [-Dkey=value...]: the module's packaged service, in the background, its output
-# in LOG; sets SERVICE_PID. PORT is the HTTP port, or the HTTPS one for the scheduler-hook (it serves TLS only).
+# added to LOG; sets SERVICE_PID. PORT is the HTTP port, or the HTTPS one for the scheduler-hook (it serves TLS only).
 start_local_service() {
   local module=$1 port=$2 log=$3 port_key=quarkus.http.port jit=-XX:TieredStopAtLevel=1; shift 3
   [[ $module == scheduler-hook ]] && port_key=quarkus.http.ssl-port
@@ -42,12 +43,41 @@ start_local_service() {
   # The metadata-service's file store caches its index in soft references, which it never reads back (stats and
   # listings read the file index): cleared at every GC, they no longer fill the heap and thrash it under a big load.
   [[ $module == metadata-service ]] && jit=-XX:SoftRefLRUPolicyMSPerMB=0
+  local netns=()
+  # Only the network namespace is entered (ip netns exec would give it a mount namespace of its own too, and a FUSE
+  # client's mount would be seen by nobody else); nsenter execs java, so SERVICE_PID is the JVM's.
+  [[ -n ${GRANARY_NETNS:-} ]] && netns=(nsenter "--net=/run/netns/$GRANARY_NETNS")
   # shellcheck disable=SC2086  # the heap and JIT options may be empty or several words
-  nohup java ${GRANARY_SERVICE_HEAP:--Xmx256m} -XX:+UseSerialGC $jit \
+  nohup "${netns[@]}" java ${GRANARY_SERVICE_HEAP:--Xmx256m} -XX:+UseSerialGC $jit \
     -Dquarkus.profile=local -D"$port_key=$port" -Dquarkus.http.host="${GRANARY_BIND:-127.0.0.1}" \
     -Dgranary.data-dir="$GRANARY_DATA_DIR" -Dgranary.mem-dir="$GRANARY_MEM_DIR" "$@" \
-    -jar "$GRANARY_ROOT/$module/target/quarkus-app/quarkus-run.jar" > "$log" 2>&1 < /dev/null &
+    -jar "$GRANARY_ROOT/$module/target/quarkus-app/quarkus-run.jar" >> "$log" 2>&1 < /dev/null &
   SERVICE_PID=$!
+}
+
+# supervise NAME RUN LOG COMMAND...: runs COMMAND (which starts a process in the background and sets SERVICE_PID),
+# and runs it again each time that process ends, as Kubernetes restarts a container: after 1 s, doubling up to 30 s,
+# back to 1 s once a run lasted a minute. RUN/NAME.pid holds the running process, RUN/NAME.restarts how often it was
+# restarted; each restart is a line in LOG. SIGTERM stops the process and the supervisor. Run it in the background.
+supervise() {
+  local name=$1 run=$2 log=$3 restarts=0 backoff=1 started status pause=; shift 3
+  trap 'kill "$SERVICE_PID" $pause 2> /dev/null; wait "$SERVICE_PID" 2> /dev/null; exit 0' TERM
+  echo 0 > "$run/$name.restarts"
+  while true; do
+    started=$SECONDS
+    "$@"
+    echo "$SERVICE_PID" > "$run/$name.pid"
+    wait "$SERVICE_PID" && status=0 || status=$?
+    (( SECONDS - started >= 60 )) && backoff=1
+    echo $(( ++restarts )) > "$run/$name.restarts"
+    echo "$(date -u +%FT%TZ) $name (pid $SERVICE_PID) exited with status $status after $(( SECONDS - started ))s;" \
+      "restart $restarts in ${backoff}s" >> "$log"
+    sleep "$backoff" &
+    pause=$!
+    wait "$pause" || true
+    pause=
+    backoff=$(( backoff * 2 > 30 ? 30 : backoff * 2 ))
+  done
 }
 
 # create_bound_dataset API SPEC-JSON [SECONDS]: creates the dataset through the management API (a metadata-service or a
