@@ -35,7 +35,9 @@ import java.util.function.Supplier;
  * The metadata-service, the system of record for datasets, files and workers, as every other service calls it
  * ({@code granary.metadata-url}; inject with {@code @RestClient}). The {@code find} methods answer empty where the
  * metadata-service answers 404; the others throw a {@link WebApplicationException} for any error status. All
- * but {@link #nodes} block: call them off the event loop.
+ * but {@link #nodes} block: call them off the event loop. The calls that only read are {@link ReadAgain made again}
+ * when their connection fails under them (a replica behind a Service that died): the {@code read...} methods are
+ * the single HTTP calls.
  */
 @RegisterRestClient(configKey = "metadata")
 @RegisterClientHeaders(ClusterHeaders.class)
@@ -43,7 +45,11 @@ public interface MetadataClient {
 
     @GET
     @Path(MetadataApi.DATASETS)
-    List<Dataset> datasets();
+    List<Dataset> readDatasets();
+
+    default List<Dataset> datasets() {
+        return ReadAgain.call(this::readDatasets);
+    }
 
     /**
      * Creates a dataset for a caller (an S3 client's CreateBucket): the metadata-service checks and audits the call
@@ -68,18 +74,30 @@ public interface MetadataClient {
 
     @GET
     @Path(MetadataApi.DATASETS + "/" + MetadataApi.DATASET)
-    Dataset dataset(@PathParam("name") String name);
+    Dataset readDataset(@PathParam("name") String name);
+
+    default Dataset dataset(String name) {
+        return ReadAgain.call(() -> readDataset(name));
+    }
 
     /** A page of the dataset's listing from the metadata cache ({@code delimiter} null: the whole tree). */
     @GET
     @Path(MetadataApi.DATASETS + "/" + MetadataApi.FILES)
-    FileListing files(@PathParam("name") String name, @QueryParam("prefix") String prefix,
-                      @QueryParam("delimiter") String delimiter, @QueryParam("cursor") String cursor,
-                      @QueryParam("limit") int limit);
+    FileListing readFiles(@PathParam("name") String name, @QueryParam("prefix") String prefix,
+                          @QueryParam("delimiter") String delimiter, @QueryParam("cursor") String cursor,
+                          @QueryParam("limit") int limit);
+
+    default FileListing files(String name, String prefix, String delimiter, String cursor, int limit) {
+        return ReadAgain.call(() -> readFiles(name, prefix, delimiter, cursor, limit));
+    }
 
     @GET
     @Path(MetadataApi.DATASETS + "/" + MetadataApi.FILE)
-    FileInfo file(@PathParam("name") String name, @PathParam("path") String path);
+    FileInfo readFile(@PathParam("name") String name, @PathParam("path") String path);
+
+    default FileInfo file(String name, String path) {
+        return ReadAgain.call(() -> readFile(name, path));
+    }
 
     /** After a write or delete: the metadata-service re-reads the file from the under-store (404: it is gone). */
     @POST
@@ -100,7 +118,11 @@ public interface MetadataClient {
 
     @GET
     @Path(MetadataApi.WORKERS)
-    List<Worker> workers();
+    List<Worker> readWorkers();
+
+    default List<Worker> workers() {
+        return ReadAgain.call(this::readWorkers);
+    }
 
     default Optional<Dataset> findDataset(String name) {
         return absentIfNotFound(() -> dataset(name));
