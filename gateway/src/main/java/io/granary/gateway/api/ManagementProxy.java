@@ -15,6 +15,7 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
@@ -44,6 +45,10 @@ public class ManagementProxy {
             "transfer-encoding", "te", "trailer", "upgrade", "http2-settings", "host", "content-length",
             "authorization", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token",
             ClusterCredential.ON_BEHALF_OF.toLowerCase(Locale.ROOT));
+
+    /** Methods HTTP says may be sent twice with the effect of once. */
+    private static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.PUT,
+            HttpMethod.DELETE, HttpMethod.OPTIONS);
 
     private final HttpClient client;
     private final ClusterCredential cluster;
@@ -101,6 +106,14 @@ public class ManagementProxy {
     }
 
     private void proxy(RoutingContext ctx, SocketAddress owner, Buffer body) {
+        proxy(ctx, owner, body, IDEMPOTENT.contains(ctx.request().method()) ? 1 : 0);
+    }
+
+    /**
+     * {@code retries}: how often an idempotent call is sent again when its connection fails before any answer came
+     * (a pooled connection to a replica that died): the new connection reaches one that is up.
+     */
+    private void proxy(RoutingContext ctx, SocketAddress owner, Buffer body, int retries) {
         Caller caller = AccessFilter.caller(ctx);
         ctx.put(AccessFilter.FORWARDED, true);
         HttpServerRequest in = ctx.request();
@@ -116,6 +129,10 @@ public class ManagementProxy {
         }
         client.request(options).compose(request -> request.send(body)).onComplete(answer -> {
             HttpServerResponse out = ctx.response();
+            if (answer.failed() && retries > 0 && !out.closed()) {
+                proxy(ctx, owner, body, retries - 1);
+                return;
+            }
             if (answer.failed()) {
                 out.setStatusCode(502).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE).end("{\"type\":"
                         + "\"about:blank\",\"title\":\"Bad Gateway\",\"status\":502,\"detail\":\"the service that "

@@ -15,6 +15,8 @@ import io.vertx.core.file.AsyncFile;
 import io.vertx.core.file.OpenOptions;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import jakarta.annotation.PreDestroy;
@@ -92,12 +94,22 @@ public class CachePush {
                 .putHeader("Content-Length", Long.toString(length));
         return vertx.fileSystem().open(staged.toString(), new OpenOptions().setRead(true)).compose(body -> {
             AsyncFile region = body.setReadPos(offset).setReadLength(length);
-            return client.request(options).compose(request -> request.send(region))
-                    .andThen(sent -> body.close())
+            return client.request(options).compose(request -> send(request, region)).andThen(sent -> body.close())
                     .compose(response -> response.body().<Void>compose(answer -> response.statusCode() == 201
                             ? Future.succeededFuture()
                             : Future.failedFuture("answered " + response.statusCode() + ": " + answer)));
         }).onSuccess(done -> metrics.writeThrough("stored", length));
+    }
+
+    /**
+     * Sends the file region as the request's body; its answer, once the pipe is done with the file too: a worker
+     * that dies answers (a reset) before the pipe's last read, and a pipe that resumes a file closed meanwhile
+     * throws on the event loop.
+     */
+    static Future<HttpClientResponse> send(HttpClientRequest request, AsyncFile region) {
+        Future<Void> piped = region.pipeTo(request);
+        Future<HttpClientResponse> answered = request.response();
+        return Future.join(piped, answered).transform(both -> answered);
     }
 
     @PreDestroy
