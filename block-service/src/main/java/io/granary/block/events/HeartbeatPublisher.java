@@ -8,8 +8,12 @@ import io.granary.contracts.events.HeartbeatEvent;
 import io.granary.contracts.events.Topics;
 import io.granary.kit.config.GranaryConfig;
 import io.granary.kit.events.KafkaEvents;
+import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
+import io.quarkus.scheduler.ScheduledExecution;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Singleton;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 
@@ -43,13 +47,32 @@ public class HeartbeatPublisher {
         this.stats = stats;
     }
 
-    // Delayed: the first beat must not race the Kafka emitter being connected at start.
-    @Scheduled(every = "${granary.block.heartbeat-interval}", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    // Not before the application has started: the first beat must not race the Kafka emitter being connected (a
+    // fixed delay was too short for a worker restarted on a busy machine, which logged an error per beat). Beats
+    // go on while it stops: a drain on SIGTERM sends its last one then.
+    @Scheduled(every = "${granary.block.heartbeat-interval}", skipExecutionIf = NotStartedYet.class,
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void beat() {
         HeartbeatEvent heartbeat = new HeartbeatEvent(config.workerId(), node, config.advertisedAddress(),
                 config.labels(), store.tiers(), stats.hits(), stats.misses(), stats.bytesServed(),
                 stats.underStoreBytesRead(), stats.byDataset(), store.bytesByDataset(), STARTED_AT,
                 drain.status(), Instant.now());
         events.send(emitter, Topics.WORKER_HEARTBEATS, config.workerId(), heartbeat);
+    }
+
+    /** True until the application has started. */
+    @Singleton
+    static class NotStartedYet implements Scheduled.SkipPredicate {
+
+        private volatile boolean started;
+
+        void started(@Observes StartupEvent event) {
+            started = true;
+        }
+
+        @Override
+        public boolean test(ScheduledExecution execution) {
+            return !started;
+        }
     }
 }

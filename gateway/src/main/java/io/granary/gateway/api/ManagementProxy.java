@@ -134,9 +134,12 @@ public class ManagementProxy {
                 return;
             }
             if (answer.failed()) {
-                out.setStatusCode(502).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE).end("{\"type\":"
-                        + "\"about:blank\",\"title\":\"Bad Gateway\",\"status\":502,\"detail\":\"the service that "
-                        + "answers this call cannot be reached\"}");
+                // Unavailable, not broken: the service that answers it is restarting or moving, as a client that
+                // honours Retry-After (the AWS SDKs, for one) takes it.
+                out.setStatusCode(503).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE)
+                        .putHeader("Retry-After", "2").end("{\"type\":\"about:blank\",\"title\":"
+                        + "\"Service Unavailable\",\"status\":503,\"detail\":\"the service that answers this call "
+                        + "cannot be reached now\"}");
                 return;
             }
             HttpClientResponse response = answer.result();

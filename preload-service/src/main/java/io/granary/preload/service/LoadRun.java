@@ -66,8 +66,15 @@ final class LoadRun {
         if (load.spec.metadataOnly()) {
             return refreshMetadata(dataset);
         }
-        List<Worker> live = metadata.workers().stream()
-                .filter(worker -> worker.owns() && worker.matches(dataset.spec().nodeSelector())).toList();
+        List<Worker> live = owning(dataset);
+        // None now is most often none for a moment (their heartbeats did not come through: the broker restarted):
+        // the load waits as long as it would for a failed batch before it fails.
+        for (int attempt = 0; live.isEmpty() && attempt < RETRY_BACKOFF.length && !load.cancelled; attempt++) {
+            LOG.warnf("DataLoad %s: no live cache worker may hold dataset %s; asking again in %s", load.id,
+                    dataset.name(), RETRY_BACKOFF[attempt]);
+            Thread.sleep(RETRY_BACKOFF[attempt].toMillis());
+            live = owning(dataset);
+        }
         if (live.isEmpty()) {
             progress.failed("", "no live cache worker may hold dataset " + dataset.name());
             return DataLoadPhase.FAILED;
@@ -82,8 +89,9 @@ final class LoadRun {
             }));
         }
         report.accept(progress);
+        List<Worker> owners = live;
         for (Selection selection : selections) {
-            if (!selection.forEachPage(this, page -> loadPage(page, selection.replicas(), blockSize, live, dataset))) {
+            if (!selection.forEachPage(this, page -> loadPage(page, selection.replicas(), blockSize, owners, dataset))) {
                 break;
             }
         }
@@ -91,6 +99,12 @@ final class LoadRun {
             return DataLoadPhase.CANCELLED;
         }
         return progress.failures() > 0 ? DataLoadPhase.FAILED : DataLoadPhase.COMPLETE;
+    }
+
+    /** The live workers that may hold the dataset's blocks. */
+    private List<Worker> owning(Dataset dataset) {
+        return metadata.workers().stream()
+                .filter(worker -> worker.owns() && worker.matches(dataset.spec().nodeSelector())).toList();
     }
 
     /** metadataOnly: list the dataset from the under-store again into the metadata cache, and no block. */
