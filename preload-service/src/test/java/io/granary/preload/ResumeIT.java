@@ -60,6 +60,16 @@ class ResumeIT {
                 "granary.preload.bandwidth-limit", "8MiB");
     }
 
+    /** A DataLoad of the whole dataset posted to the preload-service at url, once it has loaded its first bytes. */
+    private static String loadUnderWay(String url, String dataset) {
+        String id = given().baseUri(url).contentType(ContentType.JSON)
+                .body("{\"dataset\":\"" + dataset + "\",\"targets\":[{\"path\":\"\"}]}").post("/api/v1/dataloads")
+                .then().statusCode(202).extract().jsonPath().getString("id");
+        await().atMost(Duration.ofSeconds(60)).until(() -> given().baseUri(url).get("/api/v1/dataloads/" + id)
+                .jsonPath().getLong("bytesDone") > 0);
+        return id;
+    }
+
     @Test
     void cancelStopsALoadMidWay() throws IOException {
         Path local = Path.of(config.get("granary.allowed-roots"));
@@ -71,11 +81,7 @@ class ResumeIT {
         int port = Ports.free();
         String url = "http://127.0.0.1:" + port;
         try (ServiceProcess preload = ServiceProcess.start("preload-service", port, preloadConfig(data), data)) {
-            String id = given().baseUri(url).contentType(ContentType.JSON)
-                    .body("{\"dataset\":\"halt\",\"targets\":[{\"path\":\"\"}]}").post("/api/v1/dataloads")
-                    .then().statusCode(202).extract().jsonPath().getString("id");
-            await().atMost(Duration.ofSeconds(60)).until(() -> given().baseUri(url).get("/api/v1/dataloads/" + id)
-                    .jsonPath().getLong("bytesDone") > 0);
+            String id = loadUnderWay(url, "halt");
 
             given().baseUri(url).delete("/api/v1/dataloads/" + id).then().statusCode(202);
 
@@ -102,11 +108,7 @@ class ResumeIT {
         int port = Ports.free();
         String url = "http://127.0.0.1:" + port;
         try (ServiceProcess preload = ServiceProcess.start("preload-service", port, preloadConfig(data), data)) {
-            String id = given().baseUri(url).contentType(ContentType.JSON)
-                    .body("{\"dataset\":\"rehome\",\"targets\":[{\"path\":\"\"}]}").post("/api/v1/dataloads")
-                    .then().statusCode(202).extract().jsonPath().getString("id");
-            await().atMost(Duration.ofSeconds(60)).until(() -> given().baseUri(url).get("/api/v1/dataloads/" + id)
-                    .jsonPath().getLong("bytesDone") > 0);
+            String id = loadUnderWay(url, "rehome");
             doomed.kill();  // SIGKILL, never restarted: it leaves the membership once its heartbeats stop
 
             await().atMost(Duration.ofSeconds(180)).until(() -> List.of("Complete", "Failed", "Cancelled")
@@ -137,11 +139,7 @@ class ResumeIT {
         String url = "http://127.0.0.1:" + port;
         String id;
         try (ServiceProcess preload = ServiceProcess.start("preload-service", port, properties, data.resolve("logs"))) {
-            id = given().baseUri(url).contentType(ContentType.JSON)
-                    .body("{\"dataset\":\"resume\",\"targets\":[{\"path\":\"\"}]}").post("/api/v1/dataloads")
-                    .then().statusCode(202).extract().jsonPath().getString("id");
-            await().atMost(Duration.ofSeconds(60)).until(() -> given().baseUri(url).get("/api/v1/dataloads/" + id)
-                    .jsonPath().getLong("bytesDone") > 0);
+            id = loadUnderWay(url, "resume");
             preload.kill();  // SIGKILL mid-load: nothing gets to save or say goodbye
         }
         long heldAtStop = Cluster.heldBy(workers.get(0).address(), "resume");
