@@ -37,7 +37,7 @@ while (( $# )); do
     *) usage ;;
   esac
 done
-cluster_check || die "cannot run"
+why=$(cluster_check 2>&1) || die "$why"
 [[ -e /dev/fuse ]] || die "no /dev/fuse: the FUSE reader cannot mount"
 "$PYTHON" -c 'import boto3' 2> /dev/null || die "$PYTHON has no boto3 (apt-get install python3-boto3)"
 
