@@ -1,5 +1,6 @@
 package io.granary.gateway.read;
 
+import io.granary.contracts.block.BlockApi;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -82,8 +83,8 @@ class ZeroCopyTest {
     void regionsOfFilesFollowEachOtherInOneResponse(boolean inMemory) throws IOException, InterruptedException {
         byte[] first = bytes(300_000, 1);
         byte[] second = bytes(5_000, 2);
-        Path block0 = Files.write(dir.resolve("block-0"), first);
-        Path block1 = Files.write(dir.resolve("block-1"), second);
+        Path block0 = installed(dir.resolve("block-0"), first);
+        Path block1 = installed(dir.resolve("block-1"), second);
         CompletableFuture<Boolean> possible = new CompletableFuture<>();
 
         byte[] body = get(request -> {
@@ -109,7 +110,7 @@ class ZeroCopyTest {
     @ParameterizedTest(name = "in memory: {0}")
     @ValueSource(booleans = {false, true})
     void aFileShorterThanTheRegionFailsBeforeAnyByteIsSent(boolean inMemory) throws IOException, InterruptedException {
-        Path block = Files.write(dir.resolve("block"), bytes(1_000, 3));
+        Path block = installed(dir.resolve("block"), bytes(1_000, 3));
         CompletableFuture<Throwable> failure = new CompletableFuture<>();
 
         byte[] body = get(request -> fallback(request,
@@ -124,7 +125,7 @@ class ZeroCopyTest {
     void aBlockEvictedOnceItsSendBeganIsSentWhole(boolean inMemory) throws IOException, InterruptedException {
         // The worker unlinks the file between the lookup and the send: the open file is still the whole block.
         byte[] content = bytes(150_000, 4);
-        Path block = Files.write(dir.resolve("evicted"), content);
+        Path block = installed(dir.resolve("evicted"), content);
 
         byte[] body = get(request -> {
             OpenBlockFile file = files.open(block, inMemory).orElseThrow();
@@ -148,5 +149,10 @@ class ZeroCopyTest {
             failure.complete(done.cause());
             request.response().end(Buffer.buffer("from elsewhere"));
         });
+    }
+
+    /** A block file as its worker installs it: whole, and sealed. */
+    private static Path installed(Path file, byte[] content) throws IOException {
+        return Files.setLastModifiedTime(Files.write(file, content), BlockApi.SEALED);
     }
 }
