@@ -37,19 +37,20 @@ def s3_client(endpoint, access, secret):
         region_name="us-east-1", config=Config(s3={"addressing_style": "path"}))
 
 
-def api(cfg, method, path, body=None, timeout=10):
-    """A management call through the gateways' Service, as the admin; returns (status, parsed body or None)."""
+def api(cfg, method, path, body=None):
+    """A management call through the gateways' Service, as the admin: (status, parsed body or None, the seconds a
+    503's Retry-After asks for); status 0 when no answer came within 10 s."""
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(cfg["endpoint"] + path, data=data, method=method, headers={
         "Authorization": "Bearer " + cfg["token"], "Content-Type": "application/json"})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:
+        with urllib.request.urlopen(request, timeout=10) as answer:
             text = answer.read()
-            return answer.status, json.loads(text) if text else None
+            return answer.status, json.loads(text) if text else None, 0
     except urllib.error.HTTPError as e:
-        return e.code, None
+        return e.code, None, float(e.headers.get("Retry-After", "1") or 1)
     except (urllib.error.URLError, OSError):
-        return 0, None
+        return 0, None, 0
 
 
 def digest(data):
@@ -74,7 +75,7 @@ def setup(cfg):
         spec = {"name": dataset, "blockSize": cfg["block_size"], "mounts": [{
             "uri": f"s3://{dataset}/", "credentialsRef": "store",
             "options": {"endpoint": cfg["store"], "region": "us-east-1", "pathStyle": "true"}}]}
-        status, _ = api(cfg, "POST", "/api/v1/datasets", spec)
+        status, _, _ = api(cfg, "POST", "/api/v1/datasets", spec)
         if status != 201:
             sys.exit(f"chaos: creating dataset {dataset} answered {status}")
         wait_for(lambda: (api(cfg, "GET", f"/api/v1/datasets/{dataset}")[1] or {}).get("status", {}).get("phase")
@@ -123,27 +124,13 @@ def managed(cfg, rec, method, path, body=None):
     recorded when rec is given."""
     started = time.time()
     for attempt in range(5):
-        status, answer, retry_after = api_with_retry_after(cfg, method, path, body)
+        status, answer, retry_after = api(cfg, method, path, body)
         if status != 503 or attempt == 4:
             break
         time.sleep(retry_after)
     if rec is not None and (status == 0 or status >= 500):
         rec.op("api", False, started=started, key=f"{method} {path}", error=f"status {status}")
     return status, answer
-
-
-def api_with_retry_after(cfg, method, path, body):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(cfg["endpoint"] + path, data=data, method=method, headers={
-        "Authorization": "Bearer " + cfg["token"], "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            text = answer.read()
-            return answer.status, json.loads(text) if text else None, 0
-    except urllib.error.HTTPError as e:
-        return e.code, None, float(e.headers.get("Retry-After", "1") or 1)
-    except (urllib.error.URLError, OSError):
-        return 0, None, 0
 
 
 # --- run -------------------------------------------------------------------------------------------------------

@@ -66,14 +66,14 @@ final class LoadRun {
         if (load.spec.metadataOnly()) {
             return refreshMetadata(dataset);
         }
-        List<Worker> live = owning(dataset);
+        List<Worker> live = owning(metadata, dataset);
         // None now is most often none for a moment (their heartbeats did not come through: the broker restarted):
         // the load waits as long as it would for a failed batch before it fails.
         for (int attempt = 0; live.isEmpty() && attempt < RETRY_BACKOFF.length && !load.cancelled; attempt++) {
             LOG.warnf("DataLoad %s: no live cache worker may hold dataset %s; asking again in %s", load.id,
                     dataset.name(), RETRY_BACKOFF[attempt]);
             Thread.sleep(RETRY_BACKOFF[attempt].toMillis());
-            live = owning(dataset);
+            live = owning(metadata, dataset);
         }
         if (live.isEmpty()) {
             progress.failed("", "no live cache worker may hold dataset " + dataset.name());
@@ -102,7 +102,7 @@ final class LoadRun {
     }
 
     /** The live workers that may hold the dataset's blocks. */
-    private List<Worker> owning(Dataset dataset) {
+    private static List<Worker> owning(MetadataClient metadata, Dataset dataset) {
         return metadata.workers().stream()
                 .filter(worker -> worker.owns() && worker.matches(dataset.spec().nodeSelector())).toList();
     }
@@ -134,6 +134,7 @@ final class LoadRun {
      */
     private void loadPage(List<FileInfo> page, int replicas, long blockSize, List<Worker> live, Dataset dataset)
             throws InterruptedException {
+        Placing placing = new Placing(dataset, replicas, live);
         Map<Worker, List<BlockRef>> byOwner = new HashMap<>();
         Map<String, AtomicInteger> remaining = new HashMap<>();
         Map<String, FileInfo> files = new HashMap<>();
@@ -146,8 +147,7 @@ final class LoadRun {
             }
             for (int index = 0; index < blocks; index++) {
                 BlockRef ref = new BlockRef(file.path(), file.etag(), index);
-                for (Worker owner : RendezvousPlacement.owners(ref.id(dataset.name()).toString(), live,
-                        dataset.spec().nodeSelector(), replicas)) {
+                for (Worker owner : placing.owners(ref)) {
                     byOwner.computeIfAbsent(owner, w -> new ArrayList<>()).add(ref);
                 }
             }
@@ -157,7 +157,7 @@ final class LoadRun {
             for (int from = 0; from < refs.size(); from += batches.batchBlocks()) {
                 List<BlockRef> batch = refs.subList(from, Math.min(refs.size(), from + batches.batchBlocks()));
                 sent.add(batches.submit(() -> {
-                    send(owner, batch, blockSize, files, remaining, new Placing(dataset, replicas, live), 0);
+                    send(owner, batch, blockSize, files, remaining, placing, 0);
                     return null;
                 }));
             }
@@ -240,8 +240,7 @@ final class LoadRun {
         /** The membership now (the same as before when it cannot be read). */
         Placing again(MetadataClient metadata) {
             try {
-                List<Worker> now = metadata.workers().stream()
-                        .filter(worker -> worker.owns() && worker.matches(dataset.spec().nodeSelector())).toList();
+                List<Worker> now = owning(metadata, dataset);
                 return now.isEmpty() ? this : new Placing(dataset, replicas, now);
             } catch (RuntimeException e) {
                 return this;
