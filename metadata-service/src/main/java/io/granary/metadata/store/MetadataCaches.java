@@ -1,6 +1,8 @@
 package io.granary.metadata.store;
 
 import org.infinispan.Cache;
+import org.infinispan.lifecycle.ComponentStatus;
+import org.infinispan.partitionhandling.AvailabilityMode;
 import org.infinispan.commons.dataconversion.MediaType;
 import org.infinispan.configuration.cache.ConfigurationBuilder;
 import org.infinispan.configuration.parsing.ConfigurationBuilderHolder;
@@ -12,6 +14,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -80,6 +83,29 @@ public final class MetadataCaches implements AutoCloseable {
 
     public int members() {
         return manager.getMembers() == null ? 1 : manager.getMembers().size();
+    }
+
+    /**
+     * Why this replica cannot serve its replicated state, or empty when it can: its cache manager and each of its
+     * caches running and available, and a cluster view it is in (a stopped transport leaves none).
+     */
+    public Optional<String> unavailable() {
+        if (manager.getStatus() != ComponentStatus.RUNNING) {
+            return Optional.of("cache manager " + manager.getStatus());
+        }
+        if (manager.getMembers() == null || !manager.getMembers().contains(manager.getAddress())) {
+            return Optional.of("not in a cluster view");
+        }
+        for (String name : List.of(DATASETS, FILES, WORKERS, STATS)) {
+            if (!manager.cacheExists(name) || !manager.isRunning(name)) {
+                return Optional.of("cache " + name + " not running");
+            }
+            AvailabilityMode mode = manager.getCache(name).getAdvancedCache().getAvailability();
+            if (mode != AvailabilityMode.AVAILABLE) {
+                return Optional.of("cache " + name + " " + mode);
+            }
+        }
+        return Optional.empty();
     }
 
     @Override
