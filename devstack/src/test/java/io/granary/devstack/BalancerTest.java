@@ -11,6 +11,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -18,8 +19,12 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class BalancerTest {
+
+    /** The balancer checks readiness every 500 ms: a change it has not seen by then, it never saw. */
+    private static final Duration READINESS = Duration.ofSeconds(10);
 
     private final List<HttpServer> servers = new ArrayList<>();
 
@@ -51,9 +56,7 @@ class BalancerTest {
             assertThat(answered).containsExactlyInAnyOrder("first", "second");
 
             secondReady.set(false);  // failing its readiness check: no longer an endpoint
-            while (balancer.ready().contains(address(second))) {
-                Thread.sleep(100);
-            }
+            await().atMost(READINESS).until(() -> !balancer.ready().contains(address(second)));
             for (int i = 0; i < 6; i++) {
                 assertThat(HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).build(),
                         HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("first");
@@ -63,9 +66,7 @@ class BalancerTest {
             first.stop(0);
             servers.remove(first);
             secondReady.set(true);
-            while (!balancer.ready().equals(List.of(address(second)))) {
-                Thread.sleep(100);
-            }
+            await().atMost(READINESS).until(() -> balancer.ready().equals(List.of(address(second))));
             HttpResponse<byte[]> big = http.send(HttpRequest.newBuilder(uri.resolve("/big")).build(),
                     HttpResponse.BodyHandlers.ofByteArray());
             assertThat(big.body()).hasSize(8 << 20);
