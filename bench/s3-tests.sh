@@ -183,7 +183,7 @@ if [[ $TARGET != s3proxy ]]; then
   start_worker bench-worker 512MiB 2GiB
   port=$(free_port)
   # Unsigned requests are let in: they reach what an ACL grants everyone, as the suite's anonymous tests expect.
-  start_service gateway "$port" -Dgranary.gateway.read.membership-refresh=1s -Dgranary.gateway.auth.anonymous=true \
+  start_service gateway "$port" -Dgranary.read.membership-refresh=1s -Dgranary.gateway.auth.anonymous=true \
     "${buckets[@]}"
   GATEWAY="http://127.0.0.1:$port"
   run_suite granary "$GATEWAY" "$ALT_ACCESS" "$ALT_SECRET" "$TENANT_ACCESS" "$TENANT_SECRET" admin

@@ -107,7 +107,7 @@ class TrainingDataScenarioIT {
         Files.writeString(secret.resolve("accessKey"), store.accessKey());
         Files.writeString(secret.resolve("secretKey"), store.secretKey());
         granary = new Launcher(Path.of(System.getProperty("granary.root", "..")).toAbsolutePath().normalize(), work,
-                Map.of("GRANARY_MEM_DIR", memDir.toString(), "GRANARY_GATEWAY_READ_MEMBERSHIP_REFRESH", "1s"));
+                Map.of("GRANARY_MEM_DIR", memDir.toString(), "GRANARY_READ_MEMBERSHIP_REFRESH", "1s"));
         granary.up(dataDir, 2);
 
         Properties keys = new Properties();

@@ -233,7 +233,7 @@ class MountIT {
         properties.put("kafka.bootstrap.servers", config.get("kafka.bootstrap.servers"));
         properties.put("granary.fuse.mount-point", dir.toString());
         properties.put("granary.fuse.dataset", dataset);
-        properties.put("granary.fuse.membership-refresh", "1s");
+        properties.put("granary.read.membership-refresh", "1s");
         properties.put("granary.fuse.writes.credentials-ref", "");  // no gateway here: read-only
         return properties;
     }

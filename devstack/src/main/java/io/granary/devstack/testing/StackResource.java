@@ -149,7 +149,7 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
                 if (preload != null) {
                     properties.put("granary.gateway.preload-url", preload);
                 }
-                properties.put("granary.gateway.read.membership-refresh", "1s");
+                properties.put("granary.read.membership-refresh", "1s");
             }
             default -> throw new IllegalArgumentException("StackResource cannot run " + module + " yet");
         }

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 
-/** Configuration of one FUSE mount, under {@code granary.fuse}. */
+/** Configuration of one FUSE mount, under {@code granary.fuse}; how blocks are read: {@code granary.read}. */
 @ConfigMapping(prefix = "granary.fuse")
 public interface FuseConfig {
 
@@ -39,28 +39,12 @@ public interface FuseConfig {
     @WithDefault("1MiB")
     String kernelReadAhead();
 
-    /** Blocks fetched ahead of a file read in sequence. */
-    @WithDefault("2")
-    int readAhead();
-
     /**
      * Memory for blocks read from workers on other nodes or the under-store (blocks of workers on this node are read
      * from their files). Keep it well under the heap: a block is held whole.
      */
     @WithDefault("64MiB")
     String blockCache();
-
-    /** An owner that gives nothing for this long is passed over: the next owner, then the under-store, serves. */
-    @WithDefault("10s")
-    Duration ownerTimeout();
-
-    /** An owner that failed is passed over for this long. */
-    @WithDefault("10s")
-    Duration suspectFor();
-
-    /** How often the live-worker list is re-read (it is also re-read on every membership event). */
-    @WithDefault("5s")
-    Duration membershipRefresh();
 
     Writes writes();
 

@@ -9,6 +9,7 @@ import io.granary.fuse.tree.Namespace;
 import io.granary.kit.client.LiveWorkers;
 import io.granary.kit.client.MetadataClient;
 import io.granary.kit.config.GranaryConfig;
+import io.granary.kit.config.ReadConfig;
 import io.granary.kit.security.ClusterCredential;
 import io.granary.ufs.MountedStores;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -44,8 +45,8 @@ public class MountBeans {
 
     @Produces
     @ApplicationScoped
-    LiveWorkers liveWorkers(@RestClient MetadataClient metadata, FuseConfig config) {
-        return new LiveWorkers(metadata, config.suspectFor(), config.membershipRefresh(), Clock.systemUTC());
+    LiveWorkers liveWorkers(@RestClient MetadataClient metadata, ReadConfig read) {
+        return new LiveWorkers(metadata, read.suspectFor(), read.membershipRefresh(), Clock.systemUTC());
     }
 
     void close(@Disposes LiveWorkers workers) {
@@ -60,10 +61,11 @@ public class MountBeans {
 
     @Produces
     @ApplicationScoped
-    BlockReads blockReads(LiveWorkers workers, FuseConfig config, GranaryConfig shared, MountedStores stores,
-                          FuseMetrics metrics, ClusterCredential cluster) {
-        return new BlockReads(workers, new OwnerBlocks(config.ownerTimeout(), cluster.authorization()), shared.node(), stores, metrics,
-                ByteSize.parse("granary.fuse.block-cache", config.blockCache()), config.readAhead(), fetchers);
+    BlockReads blockReads(LiveWorkers workers, FuseConfig config, ReadConfig read, GranaryConfig shared,
+                          MountedStores stores, FuseMetrics metrics, ClusterCredential cluster) {
+        return new BlockReads(workers, new OwnerBlocks(read.ownerTimeout(), cluster.authorization()), shared.node(),
+                stores, metrics, ByteSize.parse("granary.fuse.block-cache", config.blockCache()), read.readAhead(),
+                fetchers);
     }
 
     void close(@Disposes BlockReads reads) {

@@ -1,8 +1,8 @@
 package io.granary.gateway.client;
 
-import io.granary.gateway.config.GatewayConfig;
 import io.granary.kit.client.LiveWorkers;
 import io.granary.kit.client.MetadataClient;
+import io.granary.kit.config.ReadConfig;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
@@ -18,9 +18,8 @@ public class LiveWorkersProducer {
     @Produces
     @ApplicationScoped
     @Startup
-    LiveWorkers liveWorkers(@RestClient MetadataClient metadata, GatewayConfig config) {
-        return new LiveWorkers(metadata, config.read().suspectFor(), config.read().membershipRefresh(),
-                Clock.systemUTC());
+    LiveWorkers liveWorkers(@RestClient MetadataClient metadata, ReadConfig read) {
+        return new LiveWorkers(metadata, read.suspectFor(), read.membershipRefresh(), Clock.systemUTC());
     }
 
     void close(@Disposes LiveWorkers workers) {

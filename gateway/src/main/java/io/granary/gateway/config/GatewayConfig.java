@@ -65,18 +65,6 @@ public interface GatewayConfig {
         @WithDefault("true")
         boolean shortCircuit();
 
-        /** Blocks of one response fetched ahead of the one being sent. */
-        @WithDefault("2")
-        int readAhead();
-
-        /** An owner that gives no byte for this long is skipped: the under-store serves that range. */
-        @WithDefault("10s")
-        Duration ownerTimeout();
-
-        /** An owner that failed is passed over (placement picks the next) for this long. */
-        @WithDefault("10s")
-        Duration suspectFor();
-
         /**
          * Block files kept open between reads (least recently read out first), one file descriptor each (and one
          * mapping for a file in memory), and never more than half the process's descriptor limit or half its
@@ -104,9 +92,5 @@ public interface GatewayConfig {
         /** How often the reads served from workers' files here are reported to them (their LRU and hit ratio). */
         @WithDefault("1s")
         Duration reportInterval();
-
-        /** How often the live-worker list is re-read (it is also re-read on every membership event). */
-        @WithDefault("5s")
-        Duration membershipRefresh();
     }
 }

@@ -4,7 +4,7 @@ import io.granary.contracts.block.BlockSlice;
 import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
-import io.granary.gateway.config.GatewayConfig;
+import io.granary.kit.config.ReadConfig;
 import io.granary.gateway.metrics.GatewayMetrics;
 import io.granary.kit.client.LiveWorkers;
 import io.granary.kit.security.ClusterCredential;
@@ -36,7 +36,7 @@ public class ObjectReads {
     final String clusterAuthorization;
 
     ObjectReads(Vertx vertx, LiveWorkers liveWorkers, ShortCircuit shortCircuit, MountedStores stores,
-                GatewayMetrics metrics, WorkerLoads loads, LocalReadReports localReads, GatewayConfig config,
+                GatewayMetrics metrics, WorkerLoads loads, LocalReadReports localReads, ReadConfig read,
                 ClusterCredential cluster) {
         this.loads = loads;
         this.localReads = localReads;
@@ -47,8 +47,8 @@ public class ObjectReads {
         this.shortCircuit = shortCircuit;
         this.stores = stores;
         this.metrics = metrics;
-        this.readAhead = config.read().readAhead();
-        this.ownerTimeoutMillis = config.read().ownerTimeout().toMillis();
+        this.readAhead = read.readAhead();
+        this.ownerTimeoutMillis = read.ownerTimeout().toMillis();
         this.clusterAuthorization = cluster.authorization();
     }
 

@@ -8,7 +8,7 @@ import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
-import io.granary.gateway.config.GatewayConfig;
+import io.granary.kit.config.ReadConfig;
 import io.granary.kit.client.LiveWorkers;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -38,11 +38,11 @@ public class SequentialPrefetch {
     private final Cache<String, Long> ends = Caffeine.newBuilder().maximumSize(100_000)
             .expireAfterAccess(Duration.ofMinutes(2)).build();
 
-    SequentialPrefetch(LiveWorkers liveWorkers, ShortCircuit shortCircuit, WorkerLoads loads, GatewayConfig config) {
+    SequentialPrefetch(LiveWorkers liveWorkers, ShortCircuit shortCircuit, WorkerLoads loads, ReadConfig read) {
         this.liveWorkers = liveWorkers;
         this.shortCircuit = shortCircuit;
         this.loads = loads;
-        this.blocksAhead = config.read().readAhead();
+        this.blocksAhead = read.readAhead();
     }
 
     /** A range of {@code file} is being read: if it continues the previous one, load what comes after it. */

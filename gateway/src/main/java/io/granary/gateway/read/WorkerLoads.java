@@ -7,7 +7,7 @@ import io.granary.contracts.block.BlockLoadRequest;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
-import io.granary.gateway.config.GatewayConfig;
+import io.granary.kit.config.ReadConfig;
 import io.granary.kit.security.ClusterCredential;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -36,8 +36,8 @@ public class WorkerLoads {
     private final String authorization;
 
     @Inject
-    WorkerLoads(Vertx vertx, ObjectMapper json, GatewayConfig config, ClusterCredential cluster) {
-        this(vertx, json, config.read().ownerTimeout().toMillis(), cluster.authorization());
+    WorkerLoads(Vertx vertx, ObjectMapper json, ReadConfig read, ClusterCredential cluster) {
+        this(vertx, json, read.ownerTimeout().toMillis(), cluster.authorization());
     }
 
     /** With the owner timeout and credential given: tests make one without the configuration. */

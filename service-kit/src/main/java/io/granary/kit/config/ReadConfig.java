@@ -1,0 +1,30 @@
+package io.granary.kit.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.time.Duration;
+
+/**
+ * How a reader of blocks (the gateway, the FUSE client) treats their owners, under {@code granary.read}: one group,
+ * so the two read a dataset alike.
+ */
+@ConfigMapping(prefix = "granary.read")
+public interface ReadConfig {
+
+    /** An owner that gives no byte for this long is passed over: the next owner, then the under-store, serves. */
+    @WithDefault("10s")
+    Duration ownerTimeout();
+
+    /** An owner that failed is passed over (placement picks the next) for this long. */
+    @WithDefault("10s")
+    Duration suspectFor();
+
+    /** Blocks asked for ahead of the one being read, when a file (or one response) is read in sequence. */
+    @WithDefault("2")
+    int readAhead();
+
+    /** How often the live-worker list is re-read (it is also re-read on every membership event). */
+    @WithDefault("5s")
+    Duration membershipRefresh();
+}
