@@ -4,23 +4,17 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.granary.block.config.BlockConfig;
 import io.granary.block.store.BlockKey;
-import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.dataset.NodeCache;
 import io.granary.contracts.placement.RendezvousPlacement;
 import io.granary.contracts.worker.Worker;
+import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.MetadataClient;
-import io.granary.kit.security.ClusterCredential;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 import org.jboss.logging.Logger;
 
-import java.io.IOException;
 import java.io.InputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -39,13 +33,12 @@ public class PeerBlocks {
 
     static final int ASKED = 2;
     private static final Logger LOG = Logger.getLogger(PeerBlocks.class);
+    /** The metadata-service's answer of who caches a dataset, waited for no longer than a peer's. */
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
     private final MetadataClient metadata;
+    private final BlockClient blocks;
     private final String self;
-    private final String authorization;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(TIMEOUT).build();
     /** Per dataset, the other live workers that cache some of it; asked again every few seconds. */
     private final Cache<String, List<Worker>> holders = Caffeine.newBuilder()
             .expireAfterWrite(Duration.ofSeconds(2)).maximumSize(10_000).build();
@@ -53,10 +46,10 @@ public class PeerBlocks {
     private final Cache<String, List<Worker>> others = Caffeine.newBuilder()
             .expireAfterWrite(Duration.ofSeconds(2)).maximumSize(1).build();
 
-    PeerBlocks(@RestClient MetadataClient metadata, BlockConfig config, ClusterCredential cluster) {
+    PeerBlocks(@RestClient MetadataClient metadata, BlockClient blocks, BlockConfig config) {
         this.metadata = metadata;
+        this.blocks = blocks;
         this.self = config.workerId();
-        this.authorization = cluster.authorization();
     }
 
     /**
@@ -86,20 +79,12 @@ public class PeerBlocks {
     }
 
     private Optional<InputStream> ask(Worker peer, BlockKey key, BlockRef ref) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(peer.address()
-                        + BlockApi.blockUri(key.dataset(), ref.index(), ref.path(), ref.etag())))
-                .header("Authorization", authorization).header(BlockApi.HELD_ONLY_HEADER, "true")
-                .timeout(TIMEOUT).GET().build();
         try {
-            HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-            if (response.statusCode() == 200) {
-                return Optional.of(response.body());
-            }
-            response.body().close();
-        } catch (IOException e) {
-            LOG.debugf("worker %s did not hand over %s: %s", peer.id(), key, e.getMessage());
+            return BlockClient.await(blocks.heldBlock(peer, key.dataset(), ref));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.debugf("worker %s did not hand over %s: %s", peer.id(), key, e.getMessage());
         }
         return Optional.empty();
     }

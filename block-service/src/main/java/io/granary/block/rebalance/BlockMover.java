@@ -10,7 +10,7 @@ import io.granary.contracts.block.ByteSize;
 import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.contracts.placement.RendezvousPlacement;
 import io.granary.contracts.worker.Worker;
-import io.granary.kit.client.Workers;
+import io.granary.kit.client.BlockClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
@@ -36,14 +36,14 @@ public class BlockMover {
     private static final Logger LOG = Logger.getLogger(BlockMover.class);
     private static final int BATCH = 64;
 
-    private final Workers workers;
+    private final BlockClient blockClient;
     private final DatasetDirectory datasets;
     private final long rate;
     private final String self;
 
-    BlockMover(Workers workers, DatasetDirectory datasets, BlockConfig config) {
+    BlockMover(BlockClient blockClient, DatasetDirectory datasets, BlockConfig config) {
         this.self = config.workerId();
-        this.workers = workers;
+        this.blockClient = blockClient;
         this.datasets = datasets;
         this.rate = ByteSize.parse("granary.block.move-rate", config.moveRate());
     }
@@ -151,9 +151,12 @@ public class BlockMover {
         List<BlockRef> refs = blocks.stream()
                 .map(block -> new BlockRef(block.path(), block.etag(), block.key().id().index())).toList();
         try {
-            BlockLoadResult result = workers.at(target.owner().address())
-                    .load(new BlockLoadRequest(target.dataset(), refs, false, self));
+            BlockLoadResult result = BlockClient.await(blockClient.fill(target.owner(),
+                    new BlockLoadRequest(target.dataset(), refs, false, self)));
             return result.cached() + result.filled();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
         } catch (RuntimeException e) {  // refused or unreachable: those blocks are not moved
             LOG.warnf("worker %s did not take %d blocks of %s: %s", target.owner().id(), refs.size(),
                     target.dataset(), e.getMessage());

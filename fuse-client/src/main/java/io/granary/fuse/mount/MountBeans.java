@@ -1,16 +1,16 @@
 package io.granary.fuse.mount;
 
 import io.granary.contracts.block.ByteSize;
-import io.granary.fuse.client.OwnerBlocks;
 import io.granary.fuse.config.FuseConfig;
 import io.granary.fuse.metrics.FuseMetrics;
 import io.granary.fuse.read.BlockReads;
 import io.granary.fuse.tree.Namespace;
+import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.LiveWorkers;
 import io.granary.kit.client.MetadataClient;
+import io.granary.kit.client.Suspects;
 import io.granary.kit.config.GranaryConfig;
 import io.granary.kit.config.ReadConfig;
-import io.granary.kit.security.ClusterCredential;
 import io.granary.ufs.MountedStores;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -18,7 +18,6 @@ import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
-import java.time.Clock;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -45,8 +44,8 @@ public class MountBeans {
 
     @Produces
     @ApplicationScoped
-    LiveWorkers liveWorkers(@RestClient MetadataClient metadata, ReadConfig read) {
-        return new LiveWorkers(metadata, read.suspectFor(), read.membershipRefresh(), Clock.systemUTC());
+    LiveWorkers liveWorkers(@RestClient MetadataClient metadata, Suspects suspects, ReadConfig read) {
+        return new LiveWorkers(metadata, suspects, read.membershipRefresh());
     }
 
     void close(@Disposes LiveWorkers workers) {
@@ -61,10 +60,9 @@ public class MountBeans {
 
     @Produces
     @ApplicationScoped
-    BlockReads blockReads(LiveWorkers workers, FuseConfig config, ReadConfig read, GranaryConfig shared,
-                          MountedStores stores, FuseMetrics metrics, ClusterCredential cluster) {
-        return new BlockReads(workers, new OwnerBlocks(read.ownerTimeout(), cluster.authorization()), shared.node(),
-                stores, metrics, ByteSize.parse("granary.fuse.block-cache", config.blockCache()), read.readAhead(),
+    BlockReads blockReads(LiveWorkers workers, BlockClient blocks, FuseConfig config, ReadConfig read,
+                          GranaryConfig shared, MountedStores stores, FuseMetrics metrics) {
+        return new BlockReads(workers, blocks, shared.node(), stores, metrics, ByteSize.parse("granary.fuse.block-cache", config.blockCache()), read.readAhead(),
                 fetchers);
     }
 

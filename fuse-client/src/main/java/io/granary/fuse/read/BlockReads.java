@@ -8,9 +8,10 @@ import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
-import io.granary.fuse.client.OwnerBlocks;
 import io.granary.fuse.metrics.FuseMetrics;
+import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.LiveWorkers;
+import io.granary.kit.client.WorkerCallFailed;
 import io.granary.ufs.MountedStores;
 import org.jboss.logging.Logger;
 
@@ -28,35 +29,33 @@ import java.util.concurrent.Executor;
  * Reads a file's bytes block by block, each from the first of: its file on this node when an owner runs here (a
  * short-circuit read, no copy through any process); the blocks held in memory; its owners over HTTP, which fill
  * it on a miss; the under-store itself. Reads of one block by many threads share one fetch, and a file read in
- * sequence fetches the next blocks ahead. A worker that fails is passed over: a dead worker slows a read, never
- * fails it.
+ * sequence fetches the next blocks ahead. A worker that fails is passed over (the {@link BlockClient} suspects it):
+ * a dead worker slows a read, never fails it.
  */
 public final class BlockReads {
 
     private static final Logger LOG = Logger.getLogger(BlockReads.class);
 
     private final LiveWorkers workers;
-    private final OwnerBlocks owners;
+    private final BlockClient blocks;
     private final LocalBlockFiles local;
     private final MountedStores stores;
     private final FuseMetrics metrics;
     private final int readAhead;
-    private final Executor fetchers;
     /** Whole blocks read from owners on other nodes (or the under-store), by dataset and block id. */
     private final AsyncCache<BlockKey, byte[]> remote;
 
     private record BlockKey(String dataset, String blockId) {
     }
 
-    public BlockReads(LiveWorkers workers, OwnerBlocks owners, String node, MountedStores stores, FuseMetrics metrics,
+    public BlockReads(LiveWorkers workers, BlockClient blocks, String node, MountedStores stores, FuseMetrics metrics,
                       long cacheBytes, int readAhead, Executor fetchers) {
         this.workers = workers;
-        this.owners = owners;
+        this.blocks = blocks;
         this.local = new LocalBlockFiles(node);
         this.stores = stores;
         this.metrics = metrics;
         this.readAhead = readAhead;
-        this.fetchers = fetchers;
         this.remote = Caffeine.newBuilder().maximumWeight(cacheBytes)
                 .<BlockKey, byte[]>weigher((key, bytes) -> bytes.length).executor(fetchers).buildAsync();
     }
@@ -115,19 +114,13 @@ public final class BlockReads {
 
     /**
      * A block missing on an owner of this node is filled there and then read from its file: it never passes through
-     * this process's memory or the worker's HTTP. False when the owner could not (it is suspected): read elsewhere.
+     * this process's memory or the worker's HTTP. False when the owner could not: read elsewhere.
      */
     private boolean fillHere(Worker owner, Dataset dataset, FileInfo file, BlockSlice slice)
             throws InterruptedException {
         try {
-            return owners.fill(owner, dataset.name(), file, slice.index());
-        } catch (OwnerBlocks.OwnerFailed e) {
-            if (e.status() >= 500 || e.status() == 0) {
-                workers.suspect(owner, e);
-            }
-            return false;
-        } catch (IOException e) {
-            workers.suspect(owner, e);
+            return BlockClient.await(blocks.fill(owner, dataset.name(), file, slice.index()));
+        } catch (RuntimeException e) {
             return false;
         }
     }
@@ -156,19 +149,19 @@ public final class BlockReads {
         int length = Math.toIntExact(slice.blockLength());
         for (Worker owner : owners) {
             try {
-                byte[] block = this.owners.block(owner, dataset.name(), file, slice.index(), length);
+                byte[] block = BlockClient.await(blocks.block(owner, dataset.name(), file, slice.index(), length))
+                        .getBytes();
                 metrics.served(FuseMetrics.OWNER, length);
                 return block;
-            } catch (OwnerBlocks.OwnerFailed e) {
+            } catch (WorkerCallFailed e) {
                 if (e.status() == 412 || e.status() == 404) {
                     throw new CompletionException(new StaleFileException(file.path(), e));
                 }
-                workers.suspect(owner, e);
-            } catch (IOException e) {
-                workers.suspect(owner, e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new CompletionException(e);
+            } catch (RuntimeException e) {
+                LOG.debugf("block %d of %s from %s failed: %s", slice.index(), file.path(), owner.id(), e.getMessage());
             }
         }
         try {
@@ -197,16 +190,9 @@ public final class BlockReads {
             Optional<Worker> here = owners.stream().filter(local::reaches).findFirst();
             if (here.isPresent()) {
                 if (local.find(here.get(), dataset.name(), blockId).isEmpty()) {
-                    fetchers.execute(() -> {
-                        try {
-                            this.owners.fill(here.get(), dataset.name(), file, slice.index());
-                        } catch (IOException e) {
+                    blocks.fill(here.get(), dataset.name(), file, slice.index()).onFailure(failure ->
                             LOG.debugf("read-ahead fill of block %d of %s failed: %s", slice.index(), file.path(),
-                                    e.getMessage());
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    });
+                                    failure.getMessage()));
                 }
             } else {
                 remote.get(new BlockKey(dataset.name(), blockId), (key, executor) -> CompletableFuture.supplyAsync(

@@ -4,17 +4,14 @@ import io.granary.contracts.block.BlockSlice;
 import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
-import io.granary.kit.config.ReadConfig;
 import io.granary.gateway.metrics.GatewayMetrics;
+import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.LiveWorkers;
-import io.granary.kit.security.ClusterCredential;
+import io.granary.kit.config.ReadConfig;
 import io.granary.ufs.MountedStores;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServerRequest;
-import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.List;
@@ -24,32 +21,24 @@ import java.util.List;
 public class ObjectReads {
 
     final Vertx vertx;
-    final HttpClient workers;
+    final BlockClient blocks;
     final LiveWorkers liveWorkers;
     final ShortCircuit shortCircuit;
     final MountedStores stores;
     final GatewayMetrics metrics;
-    final WorkerLoads loads;
     final LocalReadReports localReads;
     final int readAhead;
-    final long ownerTimeoutMillis;
-    final String clusterAuthorization;
 
-    ObjectReads(Vertx vertx, LiveWorkers liveWorkers, ShortCircuit shortCircuit, MountedStores stores,
-                GatewayMetrics metrics, WorkerLoads loads, LocalReadReports localReads, ReadConfig read,
-                ClusterCredential cluster) {
-        this.loads = loads;
-        this.localReads = localReads;
+    ObjectReads(Vertx vertx, BlockClient blocks, LiveWorkers liveWorkers, ShortCircuit shortCircuit,
+                MountedStores stores, GatewayMetrics metrics, LocalReadReports localReads, ReadConfig read) {
         this.vertx = vertx;
-        this.workers = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(64).setKeepAlive(true)
-                .setTcpNoDelay(true).setConnectTimeout(2000));
+        this.blocks = blocks;
         this.liveWorkers = liveWorkers;
         this.shortCircuit = shortCircuit;
         this.stores = stores;
         this.metrics = metrics;
+        this.localReads = localReads;
         this.readAhead = read.readAhead();
-        this.ownerTimeoutMillis = read.ownerTimeout().toMillis();
-        this.clusterAuthorization = cluster.authorization();
     }
 
     /**
@@ -59,10 +48,5 @@ public class ObjectReads {
     public Future<Void> stream(HttpServerRequest request, Dataset dataset, FileInfo file, long offset, long length) {
         List<BlockSlice> slices = Blocks.covering(file.size(), dataset.spec().blockSizeBytes(), offset, length);
         return new ObjectStream(this, request, dataset, file, slices).run();
-    }
-
-    @PreDestroy
-    void close() {
-        workers.close();
     }
 }

@@ -7,6 +7,8 @@ import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.metrics.GatewayMetrics;
+import io.granary.kit.client.BlockClient;
+import io.granary.kit.client.BlockFetch;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.http.HttpServerRequest;
@@ -21,8 +23,8 @@ import java.util.Optional;
  * One response body, block by block, in order. Each block comes from the first of: its file on this node
  * (short-circuit, zero-copy; an owner on this node is asked to fill a missing block, which is then sent from its
  * file), its owners in placement order over HTTP, the under-store. The next blocks are filled or fetched while the
- * current one is sent (read-ahead). A failed owner is suspected and the rest of its block read around it, so a dead worker slows the
- * read but the client still gets every byte.
+ * current one is sent (read-ahead). A failed owner is suspected (by the {@link BlockClient}) and the rest of its
+ * block read around it, so a dead worker slows the read but the client still gets every byte.
  */
 final class ObjectStream {
 
@@ -119,8 +121,9 @@ final class ObjectStream {
 
     private Future<Void> fill(Worker near, BlockSlice slice) {
         long started = System.nanoTime();
-        return reads.loads.fill(near, dataset.name(), file, slice.index())
-                .onComplete(filled -> reads.metrics.coldStage(GatewayMetrics.FILL, System.nanoTime() - started));
+        return reads.blocks.fill(near, dataset.name(), file, slice.index())
+                .onComplete(filled -> reads.metrics.coldStage(GatewayMetrics.FILL, System.nanoTime() - started))
+                .mapEmpty();
     }
 
     private void fromOwners(BlockSlice slice, List<Worker> owners, int attempt) {
@@ -152,10 +155,7 @@ final class ObjectStream {
                 return;
             }
             Throwable cause = piped.cause();
-            boolean ownerAtFault = ownerAtFault(cause);
-            if (ownerAtFault) {
-                reads.liveWorkers.suspect(current.owner(), cause);
-            }
+            boolean ownerAtFault = BlockClient.workersFault(cause);
             LOG.debugf("block %d of %s from %s failed after %d bytes: %s", slice.index(), file.path(),
                     current.owner().id(), current.written(), cause.getMessage());
             if (current.written() == 0 && ownerAtFault && attempt + 1 < owners.size()) {
@@ -209,8 +209,7 @@ final class ObjectStream {
     }
 
     private BlockFetch start(BlockSlice slice, Worker owner) {
-        return BlockFetch.start(reads.vertx, reads.workers, owner, dataset.name(), file, slice, reads.ownerTimeoutMillis,
-                reads.clusterAuthorization);
+        return reads.blocks.fetch(owner, dataset.name(), file, slice);
     }
 
     private void advance() {
@@ -253,11 +252,6 @@ final class ObjectStream {
 
     /** A block's file on this node, and the worker that holds it. */
     private record LocalFile(Worker owner, OpenBlockFile file) {
-    }
-
-    /** Whether a fetch failed by its owner's fault (suspect it), not by an answer that our request was wrong (4xx). */
-    static boolean ownerAtFault(Throwable cause) {
-        return !(cause instanceof BlockFetch.OwnerRefused refused) || refused.status() >= 500;
     }
 
     /** The bytes of the file the under-store sends for {@code slice} when {@code sent} of them went out already. */

@@ -3,13 +3,15 @@ package io.granary.gateway.read;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.granary.contracts.block.BlockId;
+import io.granary.contracts.block.BlockLoadRequest;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
-import io.granary.kit.config.ReadConfig;
+import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.LiveWorkers;
+import io.granary.kit.config.ReadConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
@@ -32,16 +34,16 @@ public class SequentialPrefetch {
 
     private final LiveWorkers liveWorkers;
     private final ShortCircuit shortCircuit;
-    private final WorkerLoads loads;
+    private final BlockClient blockClient;
     private final int blocksAhead;
     /** Where the last range of each file ended: a run of reads of one file is one sequence. */
     private final Cache<String, Long> ends = Caffeine.newBuilder().maximumSize(100_000)
             .expireAfterAccess(Duration.ofMinutes(2)).build();
 
-    SequentialPrefetch(LiveWorkers liveWorkers, ShortCircuit shortCircuit, WorkerLoads loads, ReadConfig read) {
+    SequentialPrefetch(LiveWorkers liveWorkers, ShortCircuit shortCircuit, BlockClient blockClient, ReadConfig read) {
         this.liveWorkers = liveWorkers;
         this.shortCircuit = shortCircuit;
-        this.loads = loads;
+        this.blockClient = blockClient;
         this.blocksAhead = read.readAhead();
     }
 
@@ -59,8 +61,8 @@ public class SequentialPrefetch {
                 byOwner.computeIfAbsent(owners.get(0), o -> new ArrayList<>()).add(new BlockRef(file.path(), file.etag(), index));
             }
         }
-        byOwner.forEach((owner, blocks) -> loads.load(owner, dataset.name(), blocks).onFailure(failure ->
-                LOG.debugf("prefetch on %s failed: %s", owner.id(), failure.getMessage())));
+        byOwner.forEach((owner, blocks) -> blockClient.fill(owner, new BlockLoadRequest(dataset.name(), blocks, true))
+                .onFailure(failure -> LOG.debugf("prefetch on %s failed: %s", owner.id(), failure.getMessage())));
     }
 
     /**

@@ -1,29 +1,19 @@
 package io.granary.gateway.write;
 
-import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.metrics.GatewayMetrics;
+import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.LiveWorkers;
-import io.granary.kit.security.ClusterCredential;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.file.AsyncFile;
 import io.vertx.core.file.OpenOptions;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpClientRequest;
-import io.vertx.core.http.HttpClientResponse;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.RequestOptions;
-import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
-import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,22 +27,15 @@ import java.util.List;
 public class CachePush {
 
     private static final Logger LOG = Logger.getLogger(CachePush.class);
-    /** A worker that takes no bytes and says nothing for this long is given up on: that block fills on first read. */
-    private static final int IDLE_TIMEOUT_SECONDS = 30;
 
     private final Vertx vertx;
-    private final HttpClient client;
+    private final BlockClient blocks;
     private final LiveWorkers liveWorkers;
     private final GatewayMetrics metrics;
-    private final String authorization;
 
-    CachePush(Vertx vertx, LiveWorkers liveWorkers, GatewayMetrics metrics, ClusterCredential cluster) {
+    CachePush(Vertx vertx, BlockClient blocks, LiveWorkers liveWorkers, GatewayMetrics metrics) {
         this.vertx = vertx;
-        this.authorization = cluster.authorization();
-        // Idle on the connection, either way: a request's own idle timeout only counts response bytes, and a
-        // large block takes a while to send before the worker answers.
-        this.client = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(16).setKeepAlive(true)
-                .setConnectTimeout(2000).setIdleTimeout(IDLE_TIMEOUT_SECONDS));
+        this.blocks = blocks;
         this.liveWorkers = liveWorkers;
         this.metrics = metrics;
     }
@@ -84,36 +67,12 @@ public class CachePush {
         return Future.join(copies).mapEmpty();
     }
 
+    /** One copy, from a file handle of its own, closed once the client is done with it (answer and body both). */
     private Future<Void> put(Worker owner, String dataset, FileInfo file, Path staged, int index, long offset,
                              long length) {
-        URI base = URI.create(owner.address());
-        String uri = BlockApi.blockUri(dataset, index, file.path(), file.etag());
-        RequestOptions options = new RequestOptions().setMethod(HttpMethod.PUT).setHost(base.getHost())
-                .putHeader("Authorization", authorization)
-                .setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(uri)
-                .putHeader("Content-Length", Long.toString(length));
-        return vertx.fileSystem().open(staged.toString(), new OpenOptions().setRead(true)).compose(body -> {
-            AsyncFile region = body.setReadPos(offset).setReadLength(length);
-            return client.request(options).compose(request -> send(request, region)).andThen(sent -> body.close())
-                    .compose(response -> response.body().<Void>compose(answer -> response.statusCode() == 201
-                            ? Future.succeededFuture()
-                            : Future.failedFuture("answered " + response.statusCode() + ": " + answer)));
-        }).onSuccess(done -> metrics.writeThrough("stored", length));
-    }
-
-    /**
-     * Sends the file region as the request's body; its answer, once the pipe is done with the file too: a worker
-     * that dies answers (a reset) before the pipe's last read, and a pipe that resumes a file closed meanwhile
-     * throws on the event loop.
-     */
-    static Future<HttpClientResponse> send(HttpClientRequest request, AsyncFile region) {
-        Future<Void> piped = region.pipeTo(request);
-        Future<HttpClientResponse> answered = request.response();
-        return Future.join(piped, answered).transform(both -> answered);
-    }
-
-    @PreDestroy
-    void close() {
-        client.close();
+        return vertx.fileSystem().open(staged.toString(), new OpenOptions().setRead(true))
+                .compose(body -> blocks.put(owner, dataset, file, index, body.setReadPos(offset).setReadLength(length),
+                        length).andThen(sent -> body.close()))
+                .onSuccess(done -> metrics.writeThrough("stored", length));
     }
 }

@@ -3,6 +3,9 @@ package io.granary.gateway.read;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.worker.Worker;
+import io.granary.kit.client.BlockClient;
+import io.granary.kit.client.Loopback;
+import io.granary.kit.client.Suspects;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import org.junit.jupiter.api.AfterAll;
@@ -13,6 +16,8 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,9 +26,9 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import static io.granary.gateway.read.Local.address;
-import static io.granary.gateway.read.Local.await;
-import static io.granary.gateway.read.Local.worker;
+import static io.granary.kit.client.Loopback.address;
+import static io.granary.kit.client.Loopback.await;
+import static io.granary.kit.client.Loopback.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
@@ -42,6 +47,7 @@ class LocalReadReportsTest {
 
     private final BlockingQueue<Report> received = new LinkedBlockingQueue<>();
     private final List<HttpServer> servers = new ArrayList<>();
+    private BlockClient blocks;
     private LocalReadReports reports;
 
     @BeforeAll
@@ -56,18 +62,20 @@ class LocalReadReportsTest {
 
     @BeforeEach
     void create() {
-        reports = new LocalReadReports(vertx, JSON, "Bearer test");
+        blocks = new BlockClient(vertx, JSON, "Bearer test", Duration.ofSeconds(10),
+                new Suspects(Duration.ofSeconds(10), Clock.systemUTC()));
+        reports = new LocalReadReports(blocks);
     }
 
     @AfterEach
     void close() {
-        reports.close();
+        blocks.close();
         servers.forEach(server -> await(server.close()));
     }
 
     /** A worker whose block API records the reports it gets and answers {@code status}. */
     private Worker worker(String id, int status) {
-        HttpServer server = Local.server(vertx, request -> request.body().onSuccess(body -> {
+        HttpServer server = Loopback.server(vertx, request -> request.body().onSuccess(body -> {
             try {
                 received.add(new Report(id, request.method() + " " + request.uri(), request.getHeader("Content-Type"),
                         JSON.readValue(body.getBytes(), LocalReads.class)));
@@ -77,13 +85,13 @@ class LocalReadReportsTest {
             request.response().setStatusCode(status).end();
         }));
         servers.add(server);
-        return Local.worker(id, address(server));
+        return Loopback.worker(id, address(server));
     }
 
     private List<Report> next(int count) throws InterruptedException {
         List<Report> got = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            Report report = received.poll(Local.PATIENCE_SECONDS, TimeUnit.SECONDS);
+            Report report = received.poll(Loopback.PATIENCE_SECONDS, TimeUnit.SECONDS);
             assertThat(report).as("report %d of %d", i + 1, count).isNotNull();
             got.add(report);
         }
@@ -208,7 +216,7 @@ class LocalReadReportsTest {
 
     @Test
     void aWorkerThatIsGoneDoesNotStopTheOthersReports() throws InterruptedException {
-        Worker gone = Local.worker("w0", Local.deadAddress(vertx));
+        Worker gone = Loopback.worker("w0", Loopback.deadAddress(vertx));
         Worker w1 = worker("w1", 204);
         reports.read(gone, "imagenet", "b0", 100, false);
         reports.read(w1, "imagenet", "b1", 100, false);

@@ -5,15 +5,13 @@ import io.granary.contracts.block.Blocks;
 import io.granary.contracts.block.ByteRange;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.util.List;
-import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What a response body computes without a running system: which file bytes the under-store sends when a block's
- * owners fail, and which failures make an owner suspect. The streaming itself needs the whole gateway.
+ * owners fail. The streaming itself needs the whole gateway.
  */
 class ObjectStreamTest {
 
@@ -52,22 +50,5 @@ class ObjectStreamTest {
             next = rest.offset() + rest.length();
         }
         assertThat(next).as("the end of the range").isEqualTo(offset + length);
-    }
-
-    @Test
-    void anOwnerThatRefusedTheRequestIsNotSuspected() {
-        assertThat(ObjectStream.ownerAtFault(new BlockFetch.OwnerRefused(404))).isFalse();
-        assertThat(ObjectStream.ownerAtFault(new BlockFetch.OwnerRefused(416))).isFalse();
-        // A 200 is a refusal as well: the owner ignored the Range.
-        assertThat(ObjectStream.ownerAtFault(new BlockFetch.OwnerRefused(200))).isFalse();
-    }
-
-    @Test
-    void anOwnerThatFailedIsSuspected() {
-        assertThat(ObjectStream.ownerAtFault(new BlockFetch.OwnerRefused(500))).isTrue();
-        assertThat(ObjectStream.ownerAtFault(new BlockFetch.OwnerRefused(503))).isTrue();
-        assertThat(ObjectStream.ownerAtFault(new TimeoutException("silent"))).isTrue();
-        assertThat(ObjectStream.ownerAtFault(new IOException("connection reset"))).isTrue();
-        assertThat(ObjectStream.ownerAtFault(new IllegalStateException("owner w1 sent 10 of 400 bytes"))).isTrue();
     }
 }

@@ -1,6 +1,7 @@
 package io.granary.gateway.read;
 
 import io.granary.contracts.block.BlockApi;
+import io.granary.kit.client.Loopback;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -25,8 +26,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 
-import static io.granary.gateway.read.Local.address;
-import static io.granary.gateway.read.Local.await;
+import static io.granary.kit.client.Loopback.address;
+import static io.granary.kit.client.Loopback.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -70,9 +71,9 @@ class ZeroCopyTest {
     }
 
     private byte[] get(Handler<HttpServerRequest> handler) throws IOException, InterruptedException {
-        server = Local.server(vertx, handler);
+        server = Loopback.server(vertx, handler);
         HttpRequest request = HttpRequest.newBuilder(URI.create(address(server) + "/object"))
-                .timeout(Duration.ofSeconds(Local.PATIENCE_SECONDS)).build();
+                .timeout(Duration.ofSeconds(Loopback.PATIENCE_SECONDS)).build();
         HttpResponse<byte[]> response = CLIENT.send(request, HttpResponse.BodyHandlers.ofByteArray());
         assertThat(response.statusCode()).isEqualTo(200);
         return response.body();

@@ -3,25 +3,26 @@ package io.granary.metadata.rest;
 import io.granary.contracts.dataset.MetadataApi;
 import io.granary.contracts.validation.Problem;
 import io.granary.contracts.worker.Worker;
-import io.granary.kit.client.Workers;
+import io.granary.kit.client.BlockClient;
+import io.granary.kit.client.WorkerCallFailed;
 import io.granary.kit.rest.NotFoundException;
 import io.granary.kit.rest.ProblemMappers;
 import io.granary.metadata.service.Membership;
+import io.vertx.core.Future;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import java.util.List;
-import java.util.function.Function;
+import java.util.concurrent.CompletionStage;
 
 /**
- * The cache workers: tiers, capacity, use, last heartbeat, whether they are live or leaving; and asking one to leave
+ * The cache workers: levels, capacity, use, last heartbeat, whether they are live or leaving; and asking one to leave
  * without losing its cache (a drain, which the worker runs and its heartbeats report) or to rejoin.
  */
 @Path(MetadataApi.WORKERS)
@@ -29,11 +30,11 @@ import java.util.function.Function;
 public class WorkerResource {
 
     private final Membership membership;
-    private final Workers workers;
+    private final BlockClient blocks;
 
-    WorkerResource(Membership membership, Workers workers) {
+    WorkerResource(Membership membership, BlockClient blocks) {
         this.membership = membership;
-        this.workers = workers;
+        this.blocks = blocks;
     }
 
     @GET
@@ -44,18 +45,17 @@ public class WorkerResource {
     /** 202 with the drain's status: the worker hands its blocks to their next owners, then drops them. */
     @POST
     @Path("{id}/drain")
-    public Response drain(@PathParam("id") String id) {
-        return forward(live(id), worker -> Response.accepted(workers.at(worker.address()).drain()).build());
+    public CompletionStage<Response> drain(@PathParam("id") String id) {
+        Worker worker = live(id);
+        return forward(worker, blocks.drain(worker).map(status -> Response.accepted(status).build()));
     }
 
     /** 204: the worker is an owner again (a drain under way stops). */
     @DELETE
     @Path("{id}/drain")
-    public Response rejoin(@PathParam("id") String id) {
-        return forward(live(id), worker -> {
-            workers.at(worker.address()).rejoin();
-            return Response.noContent().build();
-        });
+    public CompletionStage<Response> rejoin(@PathParam("id") String id) {
+        Worker worker = live(id);
+        return forward(worker, blocks.rejoin(worker).map(done -> Response.noContent().build()));
     }
 
     private Worker live(String id) {
@@ -64,14 +64,10 @@ public class WorkerResource {
     }
 
     /** The worker's refusal as it gave it; 502 when it cannot be reached. */
-    private static Response forward(Worker worker, Function<Worker, Response> call) {
-        try {
-            return call.apply(worker);
-        } catch (WebApplicationException e) {
-            return Response.fromResponse(e.getResponse()).build();
-        } catch (RuntimeException e) {
-            return ProblemMappers.problem(Problem.of(502, "Bad Gateway", "worker " + worker.id() + " cannot be reached",
-                    "id"));
-        }
+    private static CompletionStage<Response> forward(Worker worker, Future<Response> call) {
+        return call.otherwise(failure -> failure instanceof WorkerCallFailed refused && refused.status() > 0
+                ? Response.status(refused.status()).type(Problem.MEDIA_TYPE).entity(refused.body()).build()
+                : ProblemMappers.problem(Problem.of(502, "Bad Gateway", "worker " + worker.id()
+                        + " cannot be reached", "id"))).toCompletionStage();
     }
 }

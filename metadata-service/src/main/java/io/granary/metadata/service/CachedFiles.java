@@ -1,28 +1,16 @@
 package io.granary.metadata.service;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
-import io.granary.kit.security.ClusterCredential;
+import io.granary.kit.client.BlockClient;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.PoolOptions;
-import io.vertx.core.http.RequestOptions;
-import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,24 +33,15 @@ public class CachedFiles {
 
     static final int MAX_BLOCKS = 100_000;
     private static final Logger LOG = Logger.getLogger(CachedFiles.class);
-    private static final TypeReference<Map<String, Long>> HELD = new TypeReference<>() {
-    };
-    private static final int TIMEOUT_MS = 3000;
     private static final Duration WARN_EVERY = Duration.ofMinutes(1);
 
     private final Membership membership;
-    private final ObjectMapper json;
-    private final String authorization;
-    private final HttpClient client;
+    private final BlockClient blocks;
     private final Map<String, Instant> warned = new ConcurrentHashMap<>();
 
-    CachedFiles(Membership membership, ObjectMapper json, ClusterCredential cluster, Vertx vertx) {
+    CachedFiles(Membership membership, BlockClient blocks) {
         this.membership = membership;
-        this.json = json;
-        this.authorization = cluster.authorization();
-        // A slow worker's questions wait in a short queue, each bounded in time: a listing stays quick.
-        this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(TIMEOUT_MS).setIdleTimeout(30),
-                new PoolOptions().setHttp1MaxSize(4).setMaxWaitQueueSize(64));
+        this.blocks = blocks;
     }
 
     /** path → cached bytes, for the files given (as many as {@link #MAX_BLOCKS} allow); null when no worker answered. */
@@ -113,27 +92,7 @@ public class CachedFiles {
     }
 
     private Future<Map<String, Long>> held(Worker worker, String dataset, List<String> ids) {
-        Buffer body;
-        try {
-            body = Buffer.buffer(json.writeValueAsBytes(ids));
-        } catch (JsonProcessingException e) {
-            return Future.failedFuture(e);
-        }
-        RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setConnectTimeout(TIMEOUT_MS)
-                .setTimeout(TIMEOUT_MS).setAbsoluteURI(worker.address() + BlockApi.heldPath(dataset))
-                .putHeader("Authorization", authorization).putHeader("Content-Type", "application/json");
-        return client.request(options).compose(request -> request.send(body))
-                .compose(response -> response.body().compose(answer -> {
-                    if (response.statusCode() != 200) {
-                        return Future.failedFuture("answered " + response.statusCode() + ": " + answer);
-                    }
-                    try {
-                        return Future.succeededFuture(json.readValue(answer.getBytes(), HELD));
-                    } catch (IOException e) {
-                        return Future.failedFuture(e);
-                    }
-                }))
-                .onFailure(failure -> warn(worker, failure));
+        return blocks.held(worker, dataset, ids).onFailure(failure -> warn(worker, failure));
     }
 
     /** Once a minute per worker: a listing polled every few seconds must not flood the log. */
@@ -145,10 +104,5 @@ public class CachedFiles {
             LOG.warnf("worker %s did not say which blocks it holds (listings show them uncached): %s", worker.id(),
                     failure.getMessage());
         }
-    }
-
-    @PreDestroy
-    void close() {
-        client.close();
     }
 }

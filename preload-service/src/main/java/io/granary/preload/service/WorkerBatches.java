@@ -4,7 +4,7 @@ import io.granary.contracts.block.BlockLoadRequest;
 import io.granary.contracts.block.BlockLoadResult;
 import io.granary.contracts.block.ByteSize;
 import io.granary.contracts.worker.Worker;
-import io.granary.kit.client.Workers;
+import io.granary.kit.client.BlockClient;
 import io.granary.preload.config.PreloadConfig;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -25,15 +25,15 @@ import java.util.function.BooleanSupplier;
 @ApplicationScoped
 public class WorkerBatches {
 
-    private final Workers workers;
+    private final BlockClient blocks;
     private final int batchBlocks;
     private final int concurrencyPerWorker;
     private final Throttle throttle;
     private final Map<String, Semaphore> perWorker = new ConcurrentHashMap<>();
     private final ExecutorService senders = Executors.newCachedThreadPool(DataLoads.daemon("dataload-batch"));
 
-    WorkerBatches(Workers workers, PreloadConfig config) {
-        this.workers = workers;
+    WorkerBatches(BlockClient blocks, PreloadConfig config) {
+        this.blocks = blocks;
         this.batchBlocks = config.batchBlocks();
         this.concurrencyPerWorker = config.concurrencyPerWorker();
         this.throttle = new Throttle(ByteSize.parse("bandwidthLimit", config.bandwidthLimit()));
@@ -63,7 +63,7 @@ public class WorkerBatches {
             if (cancelled.getAsBoolean()) {
                 return null;  // checked after the waits: a cancel while this batch waited its turn stops it
             }
-            return workers.at(owner.address()).load(batch);
+            return BlockClient.await(blocks.fill(owner, batch));
         } finally {
             slots.release();
         }

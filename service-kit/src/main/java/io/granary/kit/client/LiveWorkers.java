@@ -4,20 +4,16 @@ import io.granary.contracts.placement.RendezvousPlacement;
 import io.granary.contracts.worker.Worker;
 import org.jboss.logging.Logger;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The live workers as the metadata-service knows them, for placement, and the ones this process saw fail, passed
- * over for a while so placement picks the next owner at once instead of waiting for the metadata-service to notice
- * missed heartbeats. It re-reads the list every {@code refreshEvery} on a thread of its own, and its owner also on
+ * The live workers as the metadata-service knows them, for placement, less the ones this process saw fail
+ * ({@link Suspects}). It re-reads the list every {@code refreshEvery} on a thread of its own, and its owner also on
  * every membership event ({@link #refresh}).
  */
 public final class LiveWorkers implements AutoCloseable {
@@ -25,9 +21,7 @@ public final class LiveWorkers implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(LiveWorkers.class);
 
     private final MetadataClient metadata;
-    private final Duration suspectFor;
-    private final Clock clock;
-    private final Map<String, Instant> suspects = new ConcurrentHashMap<>();
+    private final Suspects suspects;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "live-workers");
         thread.setDaemon(true);
@@ -36,10 +30,9 @@ public final class LiveWorkers implements AutoCloseable {
     private volatile List<Worker> workers = List.of();
 
     /** Reads the workers once before it returns, so the first read finds them. */
-    public LiveWorkers(MetadataClient metadata, Duration suspectFor, Duration refreshEvery, Clock clock) {
+    public LiveWorkers(MetadataClient metadata, Suspects suspects, Duration refreshEvery) {
         this.metadata = metadata;
-        this.suspectFor = suspectFor;
-        this.clock = clock;
+        this.suspects = suspects;
         refresh();
         long every = refreshEvery.toMillis();
         timer.scheduleWithFixedDelay(this::refresh, every, every, TimeUnit.MILLISECONDS);
@@ -56,22 +49,12 @@ public final class LiveWorkers implements AutoCloseable {
 
     /** The owners of a block, best first: placement over the live workers not suspected now. */
     public List<Worker> owners(String blockId, Map<String, String> nodeSelector, Integer replicas) {
-        Instant now = clock.instant();
-        suspects.values().removeIf(until -> until.isBefore(now));
-        List<Worker> trusted = suspects.isEmpty() ? workers
-                : workers.stream().filter(worker -> !suspects.containsKey(worker.id())).toList();
-        return RendezvousPlacement.owners(blockId, trusted, nodeSelector, replicas == null ? 1 : replicas);
+        return RendezvousPlacement.owners(blockId, suspects.trusted(workers), nodeSelector,
+                replicas == null ? 1 : replicas);
     }
 
     @Override
     public void close() {
         timer.shutdownNow();
-    }
-
-    public void suspect(Worker worker, Throwable why) {
-        if (suspects.put(worker.id(), clock.instant().plus(suspectFor)) == null) {
-            LOG.warnf("worker %s at %s failed (%s); reading around it for %s", worker.id(), worker.address(), why,
-                    suspectFor);
-        }
     }
 }

@@ -1,5 +1,6 @@
-package io.granary.gateway.read;
+package io.granary.kit.client;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.block.BlockSlice;
 import io.granary.contracts.block.ByteRange;
 import io.granary.contracts.dataset.FileInfo;
@@ -7,13 +8,12 @@ import io.granary.contracts.worker.Worker;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -21,6 +21,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -30,13 +31,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
 
-import static io.granary.gateway.read.Local.address;
-import static io.granary.gateway.read.Local.await;
+import static io.granary.kit.client.Loopback.address;
+import static io.granary.kit.client.Loopback.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * One block range asked of its owner and streamed into a client's response, between real servers: an owner (a
- * worker's block API) and a gateway whose handler starts the fetch and pipes it, as ObjectStream does.
+ * worker's block API) and a gateway whose handler starts the fetch and pipes it, as the gateway's ObjectStream does.
  */
 class BlockFetchTest {
 
@@ -47,7 +48,8 @@ class BlockFetchTest {
     private static final BlockSlice SLICE = new BlockSlice(3, 3000, 1000, 100, 500);
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static Vertx vertx;
-    private static io.vertx.core.http.HttpClient workers;
+    private Suspects suspects;
+    private BlockClient blocks;
 
     private HttpServer owner;
     private HttpServer gateway;
@@ -65,13 +67,23 @@ class BlockFetchTest {
     @BeforeAll
     static void start() {
         vertx = Vertx.vertx();
-        workers = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true));
     }
 
     @AfterAll
     static void stop() {
-        await(workers.close());
         await(vertx.close());
+    }
+
+    @BeforeEach
+    void client() {
+        suspects = new Suspects(Duration.ofMinutes(1), Clock.systemUTC());
+        blocks = new BlockClient(vertx, new ObjectMapper(), "Bearer test", Duration.ofMillis(TIMEOUT_MILLIS),
+                suspects);
+    }
+
+    @AfterEach
+    void closeClient() {
+        blocks.close();
     }
 
     @AfterEach
@@ -87,8 +99,8 @@ class BlockFetchTest {
     }
 
     private Worker owner(Handler<HttpServerRequest> handler) {
-        owner = Local.server(vertx, handler);
-        return Local.worker("w1", address(owner));
+        owner = Loopback.server(vertx, handler);
+        return Loopback.worker("w1", address(owner));
     }
 
     /** The owner as a block API is: 206 with the range asked for. */
@@ -101,16 +113,16 @@ class BlockFetchTest {
 
     /** A GET of the gateway, whose response is the fetch piped into it; the body the client got. */
     private byte[] read(Worker from, CompletableFuture<Outcome> outcome) throws IOException, InterruptedException {
-        gateway = Local.server(vertx, request -> {
+        gateway = Loopback.server(vertx, request -> {
             request.response().setChunked(true);
-            BlockFetch fetch = BlockFetch.start(vertx, workers, from, "imagenet", FILE, SLICE, TIMEOUT_MILLIS, "Bearer test");
+            BlockFetch fetch = blocks.fetch(from, "imagenet", FILE, SLICE);
             fetch.pipeTo(request.response()).onComplete(piped -> {
                 outcome.complete(new Outcome(piped.cause(), fetch.written()));
                 request.response().end();
             });
         });
         HttpRequest request = HttpRequest.newBuilder(URI.create(address(gateway) + "/object"))
-                .timeout(Duration.ofSeconds(Local.PATIENCE_SECONDS)).build();
+                .timeout(Duration.ofSeconds(Loopback.PATIENCE_SECONDS)).build();
         return CLIENT.send(request, HttpResponse.BodyHandlers.ofByteArray()).body();
     }
 
@@ -140,8 +152,10 @@ class BlockFetchTest {
             byte[] body = read(worker, outcome);
 
             Outcome ended = await(outcome);
-            assertThat(ended.failure()).isInstanceOfSatisfying(BlockFetch.OwnerRefused.class,
+            assertThat(ended.failure()).isInstanceOfSatisfying(WorkerCallFailed.class,
                     refused -> assertThat(refused.status()).isEqualTo(status));
+            assertThat(suspects.trusted(List.of(worker))).as("suspected only for a 5xx")
+                    .hasSize(status >= 500 ? 0 : 1);
             assertThat(ended.written()).isZero();
             assertThat(body).as("nothing of the owner's answer reaches the client").isEmpty();
             close();
@@ -168,8 +182,9 @@ class BlockFetchTest {
         byte[] body = read(worker, outcome);
 
         Outcome ended = await(outcome);
-        assertThat(ended.failure()).isInstanceOf(IllegalStateException.class)
-                .hasMessage("owner w1 sent 200 of 500 bytes");
+        assertThat(ended.failure()).isInstanceOf(WorkerCallFailed.class)
+                .hasMessage("worker w1 sent 200 of 500 bytes");
+        assertThat(suspects.trusted(List.of(worker))).as("suspected").isEmpty();
         assertThat(ended.written()).as("what a fallback must skip").isEqualTo(200);
         assertThat(body).isEqualTo(Arrays.copyOfRange(BLOCK, 100, 300));
     }
@@ -184,6 +199,7 @@ class BlockFetchTest {
         Outcome ended = await(outcome);
         assertThat(ended.failure()).isInstanceOf(TimeoutException.class).hasMessageContaining("owner w1 gave nothing");
         assertThat(ended.written()).isZero();
+        assertThat(suspects.trusted(List.of(worker))).as("suspected").isEmpty();
     }
 
     @Test
@@ -202,13 +218,14 @@ class BlockFetchTest {
 
     @Test
     void anOwnerThatIsGoneFailsTheFetch() throws IOException, InterruptedException {
-        Worker gone = Local.worker("w0", Local.deadAddress(vertx));
+        Worker gone = Loopback.worker("w0", Loopback.deadAddress(vertx));
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
 
         read(gone, outcome);
 
         Outcome ended = await(outcome);
-        assertThat(ended.failure()).isNotNull().isNotInstanceOf(BlockFetch.OwnerRefused.class);
+        assertThat(ended.failure()).isNotNull().isNotInstanceOf(WorkerCallFailed.class);
+        assertThat(suspects.trusted(List.of(gone))).as("suspected").isEmpty();
         assertThat(ended.written()).isZero();
     }
 
@@ -216,26 +233,26 @@ class BlockFetchTest {
     void aFetchCancelledBeforeItIsSentNeverAsksTheOwner() {
         List<String> asked = new CopyOnWriteArrayList<>();
         Worker silent = owner(request -> {
-            asked.add(request.path());
-            if (request.path().equals("/probe")) {
+            asked.add(request.method() + " " + request.path());
+            if (request.method() == io.vertx.core.http.HttpMethod.HEAD) {
                 request.response().end();
-            }  // a block is never answered: a request sent would hold its connection until the owner dies
+            }  // a GET is never answered: a request sent would hold its connection until the owner dies
         });
         CompletableFuture<BlockFetch> started = new CompletableFuture<>();
 
         // As ObjectStream does when the client goes away right after the fetch was started: on the event loop,
         // before the connection to the owner is even there.
         vertx.runOnContext(now -> {
-            BlockFetch fetch = BlockFetch.start(vertx, workers, silent, "imagenet", FILE, SLICE, TIMEOUT_MILLIS, "Bearer test");
+            BlockFetch fetch = blocks.fetch(silent, "imagenet", FILE, SLICE);
             fetch.cancel();
             started.complete(fetch);
         });
-        Throwable failure = Local.failure(await(started).pipeTo(null));
-        // Sent after it through the same client: when the probe is answered, the fetch would have gone out.
-        await(workers.request(HttpMethod.GET, owner.actualPort(), "127.0.0.1", "/probe")
-                .compose(request -> request.send()).compose(response -> response.body()));
+        Throwable failure = Loopback.failure(await(started).pipeTo(null));
+        // A fill sent after it through the same pool: when it is answered, the fetch would have gone out.
+        await(blocks.fill(silent, "imagenet", FILE, 4));
 
         assertThat(failure).isInstanceOf(CancellationException.class);
-        assertThat(asked).as("only the probe reached the owner").containsExactly("/probe");
+        assertThat(asked).as("only the fill reached the owner").containsExactly("HEAD /blocks/imagenet/4");
+        assertThat(suspects.trusted(List.of(silent))).as("a fetch given up is no failure of its owner").hasSize(1);
     }
 }

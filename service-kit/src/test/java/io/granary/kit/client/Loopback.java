@@ -1,4 +1,4 @@
-package io.granary.gateway.read;
+package io.granary.kit.client;
 
 import io.granary.contracts.worker.Worker;
 import io.vertx.core.Future;
@@ -15,40 +15,43 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** Real HTTP servers on loopback for the read package's tests, and waiting on Vert.x from a test thread. */
-final class Local {
+/**
+ * Real HTTP servers on loopback standing in for workers, and waiting on Vert.x from a test thread: for the tests
+ * of the block client here and of its callers (this module's test jar).
+ */
+public final class Loopback {
 
     /** Far above any answer on loopback: reached only when something is broken. */
-    static final long PATIENCE_SECONDS = 30;
+    public static final long PATIENCE_SECONDS = 30;
 
-    private Local() {
+    private Loopback() {
     }
 
-    static HttpServer server(Vertx vertx, Handler<HttpServerRequest> handler) {
+    public static HttpServer server(Vertx vertx, Handler<HttpServerRequest> handler) {
         return await(vertx.createHttpServer().requestHandler(handler).listen(0, "127.0.0.1"));
     }
 
-    static String address(HttpServer server) {
+    public static String address(HttpServer server) {
         return "http://127.0.0.1:" + server.actualPort();
     }
 
-    static Worker worker(String id, String address) {
+    public static Worker worker(String id, String address) {
         return new Worker(id, "node-a", address, Map.of(), List.of(), Instant.EPOCH, true, null, 0, 0, 0, null);
     }
 
     /** A worker whose address answers nothing: a port just freed. */
-    static String deadAddress(Vertx vertx) {
+    public static String deadAddress(Vertx vertx) {
         HttpServer server = server(vertx, request -> { });
         String address = address(server);
         await(server.close());
         return address;
     }
 
-    static <T> T await(Future<T> future) {
+    public static <T> T await(Future<T> future) {
         return await(future.toCompletionStage().toCompletableFuture());
     }
 
-    static <T> T await(CompletableFuture<T> future) {
+    public static <T> T await(CompletableFuture<T> future) {
         try {
             return future.get(PATIENCE_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
@@ -59,7 +62,7 @@ final class Local {
     }
 
     /** The failure a future ends with; an assertion error if it succeeds. */
-    static Throwable failure(Future<?> future) {
+    public static Throwable failure(Future<?> future) {
         CompletableFuture<Throwable> cause = new CompletableFuture<>();
         future.onComplete(done -> cause.complete(done.failed() ? done.cause() : null));
         Throwable failed = await(cause);

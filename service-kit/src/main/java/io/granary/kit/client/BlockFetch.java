@@ -1,8 +1,6 @@
-package io.granary.gateway.read;
+package io.granary.kit.client;
 
-import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockSlice;
-import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -10,26 +8,27 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
 
-import java.net.URI;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 
 /**
  * One block range asked of its owner. It is sent as soon as it is made (read-ahead makes them early) and its
  * response waits, paused, until {@link #pipeTo} streams it into the client's response. A watchdog fails it when
  * the owner gives nothing for {@code timeout} while we wait on it: for its head, or for the next bytes of its body
- * (never while we hold it paused ourselves).
+ * (never while we hold it paused ourselves). Made by {@link BlockClient#fetch}.
  */
-final class BlockFetch {
+public final class BlockFetch {
 
     private final Vertx vertx;
     private final Worker owner;
     private final BlockSlice slice;
     private final long timeoutMillis;
+    /** Told of a failed pipe, which suspects the owner when the failure was its fault. */
+    private final BiConsumer<Worker, Throwable> failed;
     private final Promise<HttpClientResponse> response = Promise.promise();
     private HttpClientRequest request;
     private Promise<Void> piped;
@@ -38,22 +37,18 @@ final class BlockFetch {
     private long watchdog = -1;
     private long written;
 
-    private BlockFetch(Vertx vertx, Worker owner, BlockSlice slice, long timeoutMillis) {
+    private BlockFetch(Vertx vertx, Worker owner, BlockSlice slice, long timeoutMillis,
+                       BiConsumer<Worker, Throwable> failed) {
         this.vertx = vertx;
         this.owner = owner;
         this.slice = slice;
         this.timeoutMillis = timeoutMillis;
+        this.failed = failed;
     }
 
-    static BlockFetch start(Vertx vertx, HttpClient client, Worker owner, String dataset, FileInfo file,
-                            BlockSlice slice, long timeoutMillis, String authorization) {
-        BlockFetch fetch = new BlockFetch(vertx, owner, slice, timeoutMillis);
-        URI base = URI.create(owner.address());
-        String uri = BlockApi.blockUri(dataset, slice.index(), file.path(), file.etag());
-        RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET)
-                .setHost(base.getHost()).setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(uri)
-                .putHeader("Authorization", authorization)
-                .putHeader("Range", "bytes=" + slice.offsetInBlock() + '-' + (slice.offsetInBlock() + slice.length() - 1));
+    static BlockFetch start(Vertx vertx, HttpClient client, RequestOptions options, Worker owner, BlockSlice slice,
+                            long timeoutMillis, BiConsumer<Worker, Throwable> failed) {
+        BlockFetch fetch = new BlockFetch(vertx, owner, slice, timeoutMillis, failed);
         fetch.arm();
         client.request(options).compose(request -> {
             fetch.request = request;
@@ -63,7 +58,8 @@ final class BlockFetch {
                 return Future.failedFuture(new CancellationException("fetch of block " + slice.index()
                         + " cancelled before it was sent"));
             }
-            return request.send();
+            // Paused in the turn its head arrives in: composed later (off the event loop), its body could be gone.
+            return request.send().map(answer -> answer.pause());
         }).onComplete(result -> {
             fetch.disarm();
             if (result.failed()) {
@@ -75,11 +71,10 @@ final class BlockFetch {
                 answer.request().reset();  // it came after the watchdog gave up on it
                 return;
             }
-            answer.pause();
             if (answer.statusCode() != 206) {
                 answer.body();  // drain it: the connection goes back to the pool
                 answer.resume();
-                fetch.response.tryFail(new OwnerRefused(answer.statusCode()));
+                fetch.response.tryFail(new WorkerCallFailed(fetch.owner, answer.statusCode(), null));
             } else {
                 fetch.response.tryComplete(answer);
             }
@@ -87,19 +82,20 @@ final class BlockFetch {
         return fetch;
     }
 
-    Worker owner() {
+    public Worker owner() {
         return owner;
     }
 
     /** Bytes of the slice written to the client so far: what a fallback must skip. */
-    long written() {
+    public long written() {
         return written;
     }
 
     /** Streams the slice into {@code out} (not ending it), with back-pressure; fails on any short or broken body. */
-    Future<Void> pipeTo(HttpServerResponse out) {
+    public Future<Void> pipeTo(HttpServerResponse out) {
         Promise<Void> piped = Promise.promise();
         this.piped = piped;
+        piped.future().onFailure(failure -> failed.accept(owner, failure));
         arm();
         response.future().onFailure(failure -> {
             finished = true;
@@ -131,8 +127,8 @@ final class BlockFetch {
                 if (written == slice.length()) {
                     piped.tryComplete();
                 } else {
-                    piped.tryFail(new IllegalStateException("owner " + owner.id() + " sent " + written + " of "
-                            + slice.length() + " bytes"));
+                    piped.tryFail(new WorkerCallFailed(owner, "sent " + written + " of " + slice.length()
+                            + " bytes"));
                 }
             });
             answer.resume();
@@ -142,7 +138,7 @@ final class BlockFetch {
     }
 
     /** Not wanted any more (the client went away, or the response failed before reaching this block). */
-    void cancel() {
+    public void cancel() {
         finished = true;
         disarm();
         response.tryFail(new CancellationException("fetch of block " + slice.index() + " cancelled"));
@@ -182,21 +178,6 @@ final class BlockFetch {
         if (watchdog >= 0) {
             vertx.cancelTimer(watchdog);
             watchdog = -1;
-        }
-    }
-
-    /** The owner answered, but not with the range: a 4xx says the request is wrong, a 5xx that the owner is. */
-    static final class OwnerRefused extends RuntimeException {
-
-        private final int status;
-
-        OwnerRefused(int status) {
-            super("owner answered " + status);
-            this.status = status;
-        }
-
-        int status() {
-            return status;
         }
     }
 }

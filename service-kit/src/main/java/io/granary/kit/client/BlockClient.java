@@ -1,0 +1,286 @@
+package io.granary.kit.client;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.contracts.block.BlockApi;
+import io.granary.contracts.block.BlockLoadRequest;
+import io.granary.contracts.block.BlockLoadResult;
+import io.granary.contracts.block.BlockRef;
+import io.granary.contracts.block.BlockSlice;
+import io.granary.contracts.block.LocalReads;
+import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.worker.DrainStatus;
+import io.granary.contracts.worker.Worker;
+import io.granary.kit.config.ReadConfig;
+import io.granary.kit.security.ClusterCredential;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.streams.ReadStream;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
+
+/**
+ * The one client of a worker's block API ({@code contracts} {@link BlockApi}), for every service that calls it: one
+ * Vert.x HTTP client, the cluster credential on every call, a time limit on every call, and the owner of a block
+ * being read suspected ({@link Suspects}) when it fails the read by its own fault, so placement passes it over.
+ * A call that does not get the answer it asked for fails with {@link WorkerCallFailed}, or with the connection's
+ * own failure.
+ */
+@ApplicationScoped
+public class BlockClient implements AutoCloseable {
+
+    /** A worker on a live node accepts a connection within this, however busy it is. */
+    static final int CONNECT_TIMEOUT_MILLIS = 2000;
+    /** A worker asked for a block it may hold (a hand-over) answers at once or not at all: it never fills for it. */
+    static final Duration PEER_TIMEOUT = Duration.ofSeconds(2);
+    /** Small calls: which blocks are held, a report of reads, a drain started or given up. */
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(3);
+    /** A batch nobody waits on (a preload's, a hand-over's) is answered once filled: large blocks from a slow store. */
+    static final Duration BATCH_TIMEOUT = Duration.ofMinutes(10);
+    /** A write-through block the worker takes nothing of for this long is given up: it fills on first read instead. */
+    static final Duration PUT_IDLE_TIMEOUT = Duration.ofSeconds(30);
+    private static final TypeReference<Map<String, Long>> HELD = new TypeReference<>() {
+    };
+
+    private final Vertx vertx;
+    private final ObjectMapper json;
+    private final String authorization;
+    private final Duration ownerTimeout;
+    private final Suspects suspects;
+    /** Block bytes: a response may wait paused behind another for as long as its reader takes, so no idle limit. */
+    private final HttpClient reads;
+    /**
+     * Everything else. Idle on the connection, either way: a request's own idle timeout counts only response bytes,
+     * and a write-through block takes a while to send before the worker answers.
+     */
+    private final HttpClient calls;
+
+    @Inject
+    BlockClient(Vertx vertx, ObjectMapper json, ClusterCredential cluster, ReadConfig read, Suspects suspects) {
+        this(vertx, json, cluster.authorization(), read.ownerTimeout(), suspects);
+    }
+
+    public BlockClient(Vertx vertx, ObjectMapper json, String authorization, Duration ownerTimeout,
+                       Suspects suspects) {
+        this.vertx = vertx;
+        this.json = json;
+        this.authorization = authorization;
+        this.ownerTimeout = ownerTimeout;
+        this.suspects = suspects;
+        this.reads = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(64).setKeepAlive(true)
+                .setTcpNoDelay(true).setConnectTimeout(CONNECT_TIMEOUT_MILLIS));
+        this.calls = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(16).setKeepAlive(true)
+                .setTcpNoDelay(true).setConnectTimeout(CONNECT_TIMEOUT_MILLIS)
+                .setIdleTimeout((int) PUT_IDLE_TIMEOUT.toSeconds()));
+    }
+
+    /**
+     * A byte range of a block, asked for now ({@code GET} with {@code Range}); its answer waits, paused, until the
+     * fetch is piped into a response. A miss fills it on the owner.
+     */
+    public BlockFetch fetch(Worker owner, String dataset, FileInfo file, BlockSlice slice) {
+        RequestOptions options = options(owner, HttpMethod.GET,
+                BlockApi.blockUri(dataset, slice.index(), file.path(), file.etag()))
+                .putHeader("Range", "bytes=" + slice.offsetInBlock() + '-'
+                        + (slice.offsetInBlock() + slice.length() - 1));
+        return BlockFetch.start(vertx, reads, options, owner, slice, ownerTimeout.toMillis(), this::suspectOnFault);
+    }
+
+    /** A whole block ({@code GET}), exactly {@code length} bytes; a miss fills it on the owner. */
+    public Future<Buffer> block(Worker owner, String dataset, FileInfo file, int index, int length) {
+        RequestOptions options = options(owner, HttpMethod.GET, BlockApi.blockUri(dataset, index, file.path(),
+                file.etag())).setIdleTimeout(ownerTimeout.toMillis());
+        return exchange(reads, options, response -> response.body().compose(body -> {
+            if (response.statusCode() != 200) {
+                return Future.failedFuture(new WorkerCallFailed(owner, response.statusCode(), body));
+            }
+            if (body.length() != length) {
+                return Future.failedFuture(new WorkerCallFailed(owner, "sent " + body.length() + " of " + length
+                        + " bytes of block " + index + " of " + file.path()));
+            }
+            return Future.succeededFuture(body);
+        })).onFailure(failure -> suspectOnFault(owner, failure));
+    }
+
+    /**
+     * Has the owner hold the block: its {@code HEAD}, which fills it first on a miss (at once, not queued behind
+     * preloads), with no body either way, so it can then be read from its file on the owner's node.
+     *
+     * @return whether the owner holds it now (false: it read it through without storing it, no level had room)
+     */
+    public Future<Boolean> fill(Worker owner, String dataset, FileInfo file, int index) {
+        RequestOptions options = options(owner, HttpMethod.HEAD, BlockApi.blockUri(dataset, index, file.path(),
+                file.etag())).setIdleTimeout(ownerTimeout.toMillis());
+        return exchange(reads, options, response -> response.body().compose(none -> response.statusCode() == 200
+                        ? Future.succeededFuture(!BlockApi.BYPASS.equals(response.getHeader(BlockApi.CACHE_HEADER)))
+                        : Future.failedFuture(new WorkerCallFailed(owner, response.statusCode(), none))))
+                .onFailure(failure -> suspectOnFault(owner, failure));
+    }
+
+    /**
+     * The block's bytes from a worker that holds it already ({@code X-Granary-Held-Only}: it never fills for
+     * this), as a stream the caller reads and closes; empty when it does not hold it.
+     */
+    public Future<Optional<InputStream>> heldBlock(Worker peer, String dataset, BlockRef block) {
+        RequestOptions options = options(peer, HttpMethod.GET, BlockApi.blockUri(dataset, block.index(), block.path(),
+                block.etag())).putHeader(BlockApi.HELD_ONLY_HEADER, "true").setIdleTimeout(PEER_TIMEOUT.toMillis());
+        return exchange(reads, options, response -> response.statusCode() == 200
+                ? Future.succeededFuture(Optional.<InputStream>of(BodyStream.of(response)))
+                : response.body().map(ignored -> Optional.<InputStream>empty()));
+    }
+
+    /**
+     * A batch of blocks the worker should hold ({@code POST /blocks/load}), answered once it holds them: within
+     * the owner timeout when a reader waits on them, within {@link #BATCH_TIMEOUT} otherwise.
+     */
+    public Future<BlockLoadResult> fill(Worker owner, BlockLoadRequest batch) {
+        Duration timeout = batch.forReader() ? ownerTimeout : BATCH_TIMEOUT;
+        return call(owner, options(owner, HttpMethod.POST, BlockApi.ROOT + "/load").setIdleTimeout(timeout.toMillis()),
+                batch, 200).map(body -> read(body, BlockLoadResult.class));
+    }
+
+    /**
+     * Writes a block through into the worker's cache ({@code PUT}): {@code body}, its {@code length} bytes, is
+     * streamed to it. Completes once the worker answered and the body is done with, so its source may be closed.
+     */
+    public Future<Void> put(Worker owner, String dataset, FileInfo file, int index, ReadStream<Buffer> body,
+                            long length) {
+        RequestOptions options = options(owner, HttpMethod.PUT, BlockApi.blockUri(dataset, index, file.path(),
+                file.etag())).putHeader("Content-Length", Long.toString(length));
+        return calls.request(options).compose(request -> {
+            // A worker that dies answers (a reset) before the pipe's last read; the body's source must outlive both.
+            Future<Void> piped = body.pipeTo(request);
+            Future<Void> answered = request.response().compose(response -> response.body().compose(answer ->
+                    response.statusCode() == 201 ? Future.<Void>succeededFuture()
+                            : Future.failedFuture(new WorkerCallFailed(owner, response.statusCode(), answer))));
+            return Future.join(piped, answered).transform(both -> answered);
+        });
+    }
+
+    /** Reports the reads a gateway served from the worker's block files ({@code POST /blocks/{dataset}/reads}). */
+    public Future<Void> reportReads(Worker worker, String dataset, LocalReads reads) {
+        return call(worker, options(worker, HttpMethod.POST, BlockApi.readsPath(dataset))
+                .setIdleTimeout(CALL_TIMEOUT.toMillis()), reads, 204).mapEmpty();
+    }
+
+    /** Which of these block ids the worker holds, with their lengths ({@code POST /blocks/{dataset}/held}). */
+    public Future<Map<String, Long>> held(Worker worker, String dataset, List<String> blockIds) {
+        return call(worker, options(worker, HttpMethod.POST, BlockApi.heldPath(dataset))
+                .setTimeout(CALL_TIMEOUT.toMillis()), blockIds, 200).map(body -> read(body, HELD));
+    }
+
+    /** Starts the worker's drain; answers where it is. */
+    public Future<DrainStatus> drain(Worker worker) {
+        return call(worker, options(worker, HttpMethod.POST, BlockApi.DRAIN).setTimeout(CALL_TIMEOUT.toMillis()),
+                null, 202).map(body -> read(body, DrainStatus.class));
+    }
+
+    /** Makes the worker an owner of blocks again (a drain under way stops). */
+    public Future<Void> rejoin(Worker worker) {
+        return call(worker, options(worker, HttpMethod.DELETE, BlockApi.DRAIN).setTimeout(CALL_TIMEOUT.toMillis()),
+                null, 204).mapEmpty();
+    }
+
+    /**
+     * Whether a failed call was the worker's fault (it gave no answer, a broken one, or a 5xx), not ours: a 4xx says
+     * our request was wrong, and a cancelled call was given up by its caller.
+     */
+    public static boolean workersFault(Throwable failure) {
+        if (failure instanceof CancellationException) {
+            return false;
+        }
+        return !(failure instanceof WorkerCallFailed failed) || failed.status() == 0 || failed.status() >= 500;
+    }
+
+    /**
+     * Waits for a call on a thread that may block (never an event loop); a failure is thrown as the call failed, a
+     * checked one wrapped in a {@link CompletionException}.
+     */
+    public static <T> T await(Future<T> call) throws InterruptedException {
+        try {
+            return call.toCompletionStage().toCompletableFuture().get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException runtime ? runtime
+                    : new CompletionException(e.getCause());
+        }
+    }
+
+    @PreDestroy
+    @Override
+    public void close() {
+        reads.close();
+        calls.close();
+    }
+
+    private void suspectOnFault(Worker owner, Throwable failure) {
+        if (workersFault(failure)) {
+            suspects.suspect(owner, failure);
+        }
+    }
+
+    private Future<Buffer> call(Worker worker, RequestOptions options, Object body, int expected) {
+        Buffer sent;
+        try {
+            sent = body == null ? Buffer.buffer() : Buffer.buffer(json.writeValueAsBytes(body));
+        } catch (IOException e) {
+            return Future.failedFuture(e);
+        }
+        if (body != null) {
+            options.putHeader("Content-Type", "application/json");
+        }
+        return calls.request(options).compose(request -> request.send(sent).compose(response -> response.body()
+                .compose(answer -> response.statusCode() == expected ? Future.succeededFuture(answer)
+                        : Future.failedFuture(new WorkerCallFailed(worker, response.statusCode(), answer)))));
+    }
+
+    /**
+     * Sends a request without a body and handles its answer in the same turn of the event loop as its head arrives:
+     * composed later (as a chain of futures does when it was started off the event loop), the body may be gone.
+     */
+    private static <T> Future<T> exchange(HttpClient client, RequestOptions options,
+                                          Function<HttpClientResponse, Future<T>> answer) {
+        return client.request(options).compose(request -> request.send().compose(answer));
+    }
+
+    private RequestOptions options(Worker worker, HttpMethod method, String uri) {
+        URI base = URI.create(worker.address());
+        return new RequestOptions().setMethod(method).setHost(base.getHost())
+                .setPort(base.getPort() < 0 ? 80 : base.getPort()).setURI(uri)
+                .putHeader("Authorization", authorization);
+    }
+
+    private <T> T read(Buffer body, Class<T> type) {
+        try {
+            return json.readValue(body.getBytes(), type);
+        } catch (IOException e) {
+            throw new IllegalStateException("a worker answered what is not a " + type.getSimpleName(), e);
+        }
+    }
+
+    private <T> T read(Buffer body, TypeReference<T> type) {
+        try {
+            return json.readValue(body.getBytes(), type);
+        } catch (IOException e) {
+            throw new IllegalStateException("a worker answered what is not a list of held blocks", e);
+        }
+    }
+}
