@@ -11,7 +11,7 @@ import java.time.Instant;
  * @param who     the caller's identity name ({@code cluster} for a Granary service acting on its own)
  * @param action  what was asked, e.g. {@code dataset.delete}, {@code dataload.start}, {@code cache.free}
  * @param target  what it was asked of: a dataset name, a DataLoad id, or the request path when neither
- * @param outcome {@code allowed} and done, {@code failed} (the service refused or erred) or {@code denied}
+ * @param outcome {@code done}, {@code failed} (the service refused or erred) or {@code denied} (403)
  * @param status  the HTTP status the caller got
  * @param service the service that answered
  */
