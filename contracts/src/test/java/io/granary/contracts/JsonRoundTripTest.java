@@ -31,6 +31,7 @@ import io.granary.contracts.worker.Tier;
 import io.granary.contracts.worker.Worker;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -66,7 +67,8 @@ class JsonRoundTripTest {
                 new BlockEvent(BlockEvent.Type.CACHED, "worker-1", "node-1", "imagenet", "0".repeat(32) + "-0", 16,
                         Medium.SSD, AT),
                 new HeartbeatEvent("worker-1", "node-1", "http://127.0.0.1:8082", Map.of(), List.of(MEM), 1, 2, 3, 4,
-                        Map.of("imagenet", new ReadCounters(1, 2, 3)), Map.of("imagenet", 16L), AT, null, AT),
+                        Map.of("imagenet", new ReadCounters(1, 2, 3)), Map.of("imagenet", 16L), AT, null,
+                        Duration.ofSeconds(5), AT),
                 DatasetEvent.fileChanged("imagenet", "a.jpg", "etag2", AT),
                 DatasetEvent.cacheFreed("imagenet", "train/", AT),
                 new BlockLoadRequest("imagenet", List.of(new BlockRef("train/a.jpg", "etag", 0)), true),

@@ -78,6 +78,24 @@ class ClusterEventsTest {
     }
 
     @Test
+    void aWorkerIsLateByItsOwnHeartbeatPeriod() {
+        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
+            // Both beat once: one says it beats every second, the other every 20 s (this replica sweeps every 1 s).
+            kafka.produceStrings().fromRecords(
+                    new ProducerRecord<>(Topics.WORKER_HEARTBEATS, "w-quick", withInterval(heartbeat("w-quick",
+                            "node-q", 0, 0, null), "PT1S")),
+                    new ProducerRecord<>(Topics.WORKER_HEARTBEATS, "w-slow", withInterval(heartbeat("w-slow",
+                            "node-q", 0, 0, null), "PT20S"))).awaitCompletion();
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> given().get("/api/v1/workers").then()
+                    .body("find { it.id == 'w-slow' }.live", equalTo(true)));
+
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> given().get("/api/v1/workers").then()
+                    .body("find { it.id == 'w-quick' }.live", equalTo(false)));
+            given().get("/api/v1/workers").then().body("find { it.id == 'w-slow' }.live", equalTo(true));
+        }
+    }
+
+    @Test
     void blockEventsAndHeartbeatsFeedTheDatasetStatistics() throws Exception {
         Files.write(Files.createDirectories(localRoot.resolve("stats")).resolve("a.bin"), new byte[4000]);
         Datasets.createBound(api,
@@ -196,6 +214,10 @@ class ClusterEventsTest {
                  "tiers":[{"medium":"MEM","path":"/dev/shm/g","quotaBytes":1000,"usedBytes":10}],
                  "hits":%d,"misses":%d,"bytesServed":0,"underStoreBytesRead":0,"datasets":%s,"cachedBytes":%s,"at":"%s"}"""
                 .formatted(worker, node, hits, misses, reads, cachedBytes, Instant.now());
+    }
+
+    private static String withInterval(String heartbeat, String interval) {
+        return heartbeat.replace("\"at\":", "\"interval\":\"" + interval + "\",\"at\":");
     }
 
     private static String block(String type, long bytes) {

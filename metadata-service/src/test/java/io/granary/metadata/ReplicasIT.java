@@ -154,7 +154,7 @@ class ReplicasIT {
         config.put("granary.metadata.data-dir", state.resolve("replica-" + i).toString());
         config.put("granary.allowed-roots", dir.resolve("local").toString());
         config.put("granary.secrets-dir", dir.resolve("secrets").toString());
-        config.put("granary.metadata.heartbeat-interval", "1s");
+        config.put("granary.metadata.sweep-interval", "1s");
         config.put("granary.metadata.resync-check", "1s");
         config.put("granary.metadata.cluster.node-name", "replica-" + i);
         config.put("granary.metadata.cluster.bind-port", Integer.toString(clusterPorts[i]));

@@ -56,7 +56,7 @@ public class HeartbeatPublisher {
         HeartbeatEvent heartbeat = new HeartbeatEvent(config.workerId(), node, config.advertisedAddress(),
                 config.labels(), store.tiers(), stats.hits(), stats.misses(), stats.bytesServed(),
                 stats.underStoreBytesRead(), stats.byDataset(), store.bytesByDataset(), STARTED_AT,
-                drain.status(), Instant.now());
+                drain.status(), config.heartbeatInterval(), Instant.now());
         events.send(emitter, Topics.WORKER_HEARTBEATS, config.workerId(), heartbeat);
     }
 

@@ -5,6 +5,7 @@ import io.granary.contracts.validation.Validated;
 import io.granary.contracts.worker.DrainStatus;
 import io.granary.contracts.worker.Tier;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -21,11 +22,13 @@ import java.util.Map;
  * @param drain               its drain, when it is leaving; null otherwise
  * @param cachedBytes         bytes the worker holds per dataset, the whole truth: it replaces what block events
  *                            added up (they may be lost or delivered twice); null when the worker does not report it
+ * @param interval            how often this worker beats: it is late, and then dead, by its own period, so no
+ *                            setting of the metadata-service has to agree with it; null from a worker that does not say
  */
 public record HeartbeatEvent(String workerId, String node, String address, Map<String, String> labels,
                              List<Tier> tiers, long hits, long misses, long bytesServed, long underStoreBytesRead,
                              Map<String, ReadCounters> datasets, Map<String, Long> cachedBytes, Instant startedAt,
-                             DrainStatus drain, Instant at)
+                             DrainStatus drain, Duration interval, Instant at)
         implements Validated<HeartbeatEvent> {
 
     public HeartbeatEvent {

@@ -127,7 +127,7 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
         switch (module) {
             case "metadata-service" -> {
                 int clusterPort = Ports.freeForPeers();
-                properties.put("granary.metadata.heartbeat-interval", "1s");
+                properties.put("granary.metadata.sweep-interval", "1s");
                 properties.put("granary.metadata.cluster.bind-port", Integer.toString(clusterPort));
                 properties.put("granary.metadata.cluster.initial-hosts", "127.0.0.1[" + clusterPort + "]");
             }

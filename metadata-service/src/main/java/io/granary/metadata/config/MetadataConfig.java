@@ -16,10 +16,15 @@ public interface MetadataConfig {
     @WithDefault(".granary/metadata")
     Path dataDir();
 
-    /** How often workers heartbeat; a worker missing {@link #missedHeartbeats()} of them is dead. */
+    /**
+     * How often the coordinator looks for workers that missed their heartbeats, and a replica renews the leases of
+     * the listings it runs. A worker's own period comes with its heartbeats; this one stands in for a worker that
+     * does not say.
+     */
     @WithDefault("5s")
-    Duration heartbeatInterval();
+    Duration sweepInterval();
 
+    /** Heartbeats in a row, each of the worker's own period, a worker may miss before it is dead. */
     @WithDefault("3")
     int missedHeartbeats();
 

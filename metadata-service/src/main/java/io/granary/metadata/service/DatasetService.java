@@ -205,7 +205,7 @@ public class DatasetService {
     }
 
     /** Tells the other replicas that this one's listings are still running. */
-    @Scheduled(every = "${granary.metadata.heartbeat-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${granary.metadata.sweep-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void renewLeases() {
         for (String name : loading) {
             leases.renew(name, clock.instant());

@@ -21,8 +21,9 @@ import java.util.Optional;
 
 /**
  * Worker membership from heartbeats. A worker is live from its first heartbeat until it misses
- * {@code missed-heartbeats} in a row; joins and departures go out on {@code granary.dataset.events} so gateways
- * and preload replicas recompute placement. Only the cluster coordinator sweeps, so one replica announces a loss.
+ * {@code missed-heartbeats} in a row, counted in its own period (the heartbeat says it); joins and departures go out
+ * on {@code granary.dataset.events} so gateways and preload replicas recompute placement. Only the cluster
+ * coordinator sweeps, every {@code sweep-interval}, so one replica announces a loss.
  */
 @ApplicationScoped
 public class Membership {
@@ -34,7 +35,8 @@ public class Membership {
     private final MetadataCaches caches;
     private final DatasetEventPublisher events;
     private final Clock clock;
-    private final Duration deadAfter;
+    private final Duration sweepInterval;
+    private final int missed;
 
     Membership(WorkerRegistry workers, CachedBytes cachedBytes, MetadataCaches caches, DatasetEventPublisher events, Clock clock,
                MetadataConfig config) {
@@ -43,14 +45,15 @@ public class Membership {
         this.caches = caches;
         this.events = events;
         this.clock = clock;
-        this.deadAfter = config.heartbeatInterval().multipliedBy(config.missedHeartbeats());
+        this.sweepInterval = config.sweepInterval();
+        this.missed = config.missedHeartbeats();
     }
 
     public void heartbeat(HeartbeatEvent beat) {
         Worker worker = new Worker(beat.workerId(), beat.node(), beat.address(), beat.labels(), beat.tiers(),
                 clock.instant(), true, beat.startedAt(), beat.hits(), beat.misses(), beat.bytesServed(),
                 beat.drain());
-        Optional<WorkerState> before = workers.put(new WorkerState(worker, beat.datasets()));
+        Optional<WorkerState> before = workers.put(new WorkerState(worker, beat.datasets(), beat.interval()));
         if (before.isEmpty() || !before.get().worker().live()) {
             LOG.infof("worker %s on %s joined", worker.id(), worker.node());
             events.publish(DatasetEvent.membership(DatasetEvent.Type.WORKER_JOINED, worker.id(), clock.instant()));
@@ -62,20 +65,25 @@ public class Membership {
         }
     }
 
+    /** How long a worker may stay silent before it is dead: {@code missed-heartbeats} of its own periods. */
+    Duration deadAfter(WorkerState state) {
+        return (state.interval() == null ? sweepInterval : state.interval()).multipliedBy(missed);
+    }
+
     public List<Worker> workers() {
         return workers.all().stream().map(WorkerState::worker).toList();
     }
 
-    @Scheduled(every = "${granary.metadata.heartbeat-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${granary.metadata.sweep-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void sweep() {
         if (!caches.coordinator()) {
             return;
         }
-        Instant cutoff = clock.instant().minus(deadAfter);
+        Instant now = clock.instant();
         List<WorkerState> lost = workers.updateEach(state -> {
             Worker w = state.worker();
-            return w.live() && w.lastHeartbeat().isBefore(cutoff)
-                    ? Optional.of(new WorkerState(w.left(), state.reads()))
+            return w.live() && w.lastHeartbeat().plus(deadAfter(state)).isBefore(now)
+                    ? Optional.of(new WorkerState(w.left(), state.reads(), state.interval()))
                     : Optional.empty();
         });
         for (WorkerState state : lost) {

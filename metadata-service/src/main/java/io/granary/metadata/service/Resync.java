@@ -33,8 +33,8 @@ public class Resync {
         this.caches = caches;
         this.clock = clock;
         this.leases = leases;
-        // Renewed every heartbeat interval: missing as many renewals as a worker may miss heartbeats is a loss.
-        this.leaseTtl = config.heartbeatInterval().multipliedBy(config.missedHeartbeats() + 1L);
+        // Renewed every sweep interval: missing as many renewals as a worker may miss heartbeats is a loss.
+        this.leaseTtl = config.sweepInterval().multipliedBy(config.missedHeartbeats() + 1L);
     }
 
     @Scheduled(every = "${granary.metadata.resync-check:10s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)

@@ -9,6 +9,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,7 @@ final class Heartbeats implements AutoCloseable {
         timer.scheduleAtFixedRate(() -> workers.forEach(worker -> {
             HeartbeatEvent beat = new HeartbeatEvent(worker.id(), worker.node(), "http://127.0.0.1:9", Map.of(),
                     List.of(), 0, 0, 0, 0, Map.of(), worker.cachedBytes(), Instant.EPOCH, null,
-                    Instant.now());
+                    Duration.ofMillis(500), Instant.now());
             try {
                 producer.send(new ProducerRecord<>(Topics.WORKER_HEARTBEATS, worker.id(), json.writeValueAsString(beat)));
             } catch (JsonProcessingException e) {
