@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.granary.block.config.BlockConfig;
 import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.kit.client.MetadataClient;
+import io.granary.kit.rest.DatasetNotFoundException;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
@@ -25,10 +26,10 @@ public class DatasetDirectory {
         this.specs = Caffeine.newBuilder().expireAfterWrite(config.datasetTtl()).maximumSize(10_000).build();
     }
 
-    /** @throws NoSuchDatasetException when the metadata-service does not know the dataset */
+    /** @throws DatasetNotFoundException when the metadata-service does not know the dataset */
     public DatasetSpec spec(String dataset) {
         return specs.get(dataset, name -> metadata.findDataset(name)
-                .orElseThrow(() -> new NoSuchDatasetException(name)).spec().withDefaults());
+                .orElseThrow(() -> new DatasetNotFoundException(name)).spec().withDefaults());
     }
 
     /** The definition as known now, without asking: the one an event is about to replace. */

@@ -2,7 +2,7 @@ package io.granary.block.drain;
 
 import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.worker.DrainStatus;
-import io.granary.kit.rest.NotFoundException;
+import io.granary.kit.rest.NotFoundProblem;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -31,7 +31,7 @@ public class DrainResource {
     public DrainStatus status() {
         DrainStatus status = drain.status();
         if (status == null) {
-            throw new NotFoundException("worker", "this worker is not draining");
+            throw new NotFoundProblem("worker", "this worker is not draining");
         }
         return status;
     }

@@ -1,7 +1,7 @@
 package io.granary.block.fill;
 
 import io.granary.block.client.DatasetDirectory;
-import io.granary.block.client.NoSuchDatasetException;
+import io.granary.kit.rest.DatasetNotFoundException;
 import io.granary.block.metrics.ReadStats;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.dataset.DatasetSpec;
@@ -54,7 +54,7 @@ public class BlockSource {
      * Streams {@code length} bytes (-1: to the block's end) from {@code offsetInBlock} of the block.
      *
      * @throws io.granary.ufs.ObjectChangedException when the file is no longer the version the caller named
-     * @throws NoSuchDatasetException               when the dataset does not exist
+     * @throws DatasetNotFoundException             when the dataset does not exist
      */
     public InputStream open(String dataset, BlockRef block, long offsetInBlock, long length) {
         DatasetSpec spec = datasets.spec(dataset);

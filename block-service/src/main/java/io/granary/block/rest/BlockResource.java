@@ -14,7 +14,7 @@ import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.dataset.DatasetPaths;
 import io.granary.contracts.validation.Check;
 import io.granary.contracts.validation.ValidationException;
-import io.granary.kit.rest.ConflictException;
+import io.granary.kit.rest.ConflictProblem;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -77,7 +77,7 @@ public class BlockResource {
             }
         }
         if (drain.status() != null) {
-            throw new ConflictException("worker", "this worker is leaving (draining or drained): load its owners");
+            throw new ConflictProblem("worker", "this worker is leaving (draining or drained): load its owners");
         }
         return loader.load(request);
     }

@@ -1,9 +1,9 @@
 package io.granary.block.rest;
 
-import io.granary.block.client.NoSuchDatasetException;
 import io.granary.block.fill.NoSuchBlockException;
 import io.granary.contracts.validation.Problem;
 import io.granary.contracts.validation.ValidationException;
+import io.granary.kit.rest.DatasetNotFoundException;
 import io.granary.ufs.ObjectChangedException;
 import io.granary.ufs.ObjectNotFoundException;
 import io.granary.ufs.PathOutsideMountException;
@@ -23,7 +23,7 @@ final class Problems {
     static Problem of(Throwable failure) {
         if (failure instanceof ValidationException e) {
             return Problem.of(400, "Bad Request", e.getMessage(), e.field());
-        } else if (failure instanceof NoSuchDatasetException) {
+        } else if (failure instanceof DatasetNotFoundException) {
             return Problem.of(404, "Not Found", failure.getMessage(), "dataset");
         } else if (failure instanceof ObjectNotFoundException) {
             return Problem.of(404, "Not Found", failure.getMessage(), "path");

@@ -9,6 +9,7 @@ import io.granary.fuse.tree.Namespace;
 import io.granary.fuse.write.Checkpoints;
 import io.granary.kit.client.MetadataClient;
 import io.granary.kit.config.GranaryConfig;
+import io.granary.kit.rest.DatasetNotFoundException;
 import io.granary.ufs.CredentialsResolver;
 import io.granary.ufs.UnderStoreException;
 import io.quarkus.arc.ClientProxy;
@@ -113,7 +114,7 @@ public class FuseClientMain implements QuarkusApplication {
             }
         }
         if (config.dataset().isPresent() && metadata.findDataset(config.dataset().get()).isEmpty()) {
-            return "no dataset '" + config.dataset().get() + "' (see GET /api/v1/datasets)";
+            return DatasetNotFoundException.message(config.dataset().get()) + " (GET /api/v1/datasets lists them)";
         }
         return null;
     }

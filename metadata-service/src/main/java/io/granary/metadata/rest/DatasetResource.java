@@ -11,7 +11,7 @@ import io.granary.contracts.dataset.FileListing;
 import io.granary.contracts.dataset.MetadataApi;
 import io.granary.contracts.dataset.NodeCache;
 import io.granary.contracts.validation.ValidationException;
-import io.granary.kit.rest.NotFoundException;
+import io.granary.kit.rest.NotFoundProblem;
 import io.granary.kit.security.AccessFilter;
 import io.granary.kit.security.Caller;
 import io.granary.metadata.service.CacheStatistics;
@@ -161,7 +161,7 @@ public class DatasetResource {
         datasets.require(name);
         String normalised = DatasetPaths.normalize("path", path);
         return files.stat(name, normalised).orElseThrow(() ->
-                new NotFoundException("path", "no file '" + normalised + "' in dataset '" + name + "'"));
+                new NotFoundProblem("path", "no file '" + normalised + "' in dataset '" + name + "'"));
     }
 
     /**
@@ -174,7 +174,7 @@ public class DatasetResource {
     public FileInfo refresh(@PathParam("name") String name, @PathParam("path") String path) {
         String normalised = DatasetPaths.normalize("path", path);
         return datasets.refresh(name, normalised).orElseThrow(() ->
-                new NotFoundException("path", "no file '" + normalised + "' in dataset '" + name + "'"));
+                new NotFoundProblem("path", "no file '" + normalised + "' in dataset '" + name + "'"));
     }
 
     @GET

@@ -5,7 +5,7 @@ import io.granary.contracts.validation.Problem;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.WorkerCallFailed;
-import io.granary.kit.rest.NotFoundException;
+import io.granary.kit.rest.NotFoundProblem;
 import io.granary.kit.rest.ProblemMappers;
 import io.granary.metadata.service.Membership;
 import io.vertx.core.Future;
@@ -60,7 +60,7 @@ public class WorkerResource {
 
     private Worker live(String id) {
         return membership.workers().stream().filter(worker -> worker.id().equals(id) && worker.live()).findFirst()
-                .orElseThrow(() -> new NotFoundException("id", "no live worker '" + id + "'"));
+                .orElseThrow(() -> new NotFoundProblem("id", "no live worker '" + id + "'"));
     }
 
     /** The worker's refusal as it gave it; 502 when it cannot be reached. */

@@ -9,6 +9,7 @@ import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.dataset.Mount;
 import io.granary.contracts.events.DatasetEvent;
 import io.granary.contracts.validation.ValidationException;
+import io.granary.kit.rest.DatasetNotFoundException;
 import io.granary.kit.security.Caller;
 import io.granary.kit.security.Role;
 import io.granary.metadata.events.DatasetEventPublisher;

@@ -4,7 +4,7 @@ import io.granary.contracts.dataload.DataLoadApi;
 import io.granary.contracts.dataload.DataLoadSpec;
 import io.granary.contracts.dataload.DataLoadStatus;
 import io.granary.contracts.validation.ValidationException;
-import io.granary.kit.rest.ForbiddenException;
+import io.granary.kit.rest.ForbiddenProblem;
 import io.granary.kit.security.AccessFilter;
 import io.granary.kit.security.Caller;
 import io.granary.preload.service.DataLoadNotFoundException;
@@ -88,7 +88,7 @@ public class DataLoadResource {
     private static void allowed(RoutingContext ctx, String dataset) {
         Caller caller = AccessFilter.caller(ctx);
         if (dataset != null && !caller.mayTouch(dataset)) {
-            throw new ForbiddenException("dataset", "identity '" + caller.name() + "' may not touch dataset '"
+            throw new ForbiddenProblem("dataset", "identity '" + caller.name() + "' may not touch dataset '"
                     + dataset + "'");
         }
     }

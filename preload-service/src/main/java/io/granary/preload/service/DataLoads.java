@@ -4,7 +4,9 @@ import io.granary.contracts.dataload.DataLoadPhase;
 import io.granary.contracts.dataload.DataLoadSpec;
 import io.granary.contracts.dataload.DataLoadStatus;
 import io.granary.contracts.dataload.LoadPolicy;
+import io.granary.contracts.validation.ValidationException;
 import io.granary.kit.client.MetadataClient;
+import io.granary.kit.rest.DatasetNotFoundException;
 import io.granary.preload.config.PreloadConfig;
 import io.granary.preload.events.StatusPublisher;
 import io.granary.preload.metrics.DataLoadMetrics;
@@ -95,7 +97,7 @@ public class DataLoads {
     /**
      * Accepts a validated DataLoad; the same {@code requestId} again returns the load it started.
      *
-     * @throws UnknownDatasetException when the dataset does not exist
+     * @throws ValidationException on {@code dataset} when the dataset does not exist
      */
     public DataLoadStatus submit(String requestId, DataLoadSpec spec) {
         if (spec.policy() == LoadPolicy.CRON) {
@@ -108,7 +110,7 @@ public class DataLoads {
                 return existing.status;
             }
             if (metadata.findDataset(spec.dataset()).isEmpty()) {
-                throw new UnknownDatasetException(spec.dataset());
+                throw new ValidationException("dataset", DatasetNotFoundException.message(spec.dataset()));
             }
             TrackedLoad load = new TrackedLoad(new LoadRecord(id, requestId, spec,
                     DataLoadStatus.pending(id, spec.dataset(), clock.instant())));

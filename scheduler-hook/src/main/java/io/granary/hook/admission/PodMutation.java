@@ -19,6 +19,7 @@ import io.granary.hook.client.CacheLocation;
 import io.granary.hook.config.HookConfig;
 import io.granary.hook.topology.Location;
 import io.granary.hook.topology.NodeTopology;
+import io.granary.kit.rest.DatasetNotFoundException;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.ArrayList;
@@ -63,7 +64,7 @@ public class PodMutation {
     /** Steers a pod toward its data; returns warnings for whoever created it. */
     public List<String> towardData(Pod pod, OptIn optIn, CacheLocation cached) {
         List<String> warnings = new ArrayList<>();
-        cached.unknown().forEach(dataset -> warnings.add("granary: dataset '" + dataset + "' does not exist"));
+        cached.unknown().forEach(dataset -> warnings.add("granary: " + DatasetNotFoundException.message(dataset)));
         String given;
         if (pod.getSpec().getNodeName() != null) {
             // Already bound: the scheduler is bypassed and the kubelet would reject a pod whose affinity misses.

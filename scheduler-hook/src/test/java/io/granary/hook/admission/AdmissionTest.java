@@ -244,7 +244,7 @@ class AdmissionTest {
         JsonNode answer = Reviews.post(mutate, review);
         ObjectNode pod = Reviews.patched(review, answer);
         assertThat(answer.path("response").path("warnings").toString())
-                .contains("dataset 'no-such-set' does not exist").contains("'Bad_Name' must be a DNS-1123 label");
+                .contains("granary: no dataset 'no-such-set'").contains("'Bad_Name' must be a DNS-1123 label");
         assertThat(Terms.env(pod.path("spec").path("containers").get(0), "GRANARY_DATASETS")).isEqualTo("imagenet");
         assertThat(Terms.preferred(pod)).first().isEqualTo(new Terms.Term(80, "metadata.name", "node-a"));
         ObjectNode withSidecar = pod.deepCopy();

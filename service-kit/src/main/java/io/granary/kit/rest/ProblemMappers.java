@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import io.granary.contracts.validation.Problem;
 import io.granary.contracts.validation.ValidationException;
+import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
@@ -36,23 +37,23 @@ public class ProblemMappers {
     }
 
     @ServerExceptionMapper
-    public Response notFound(NotFoundException e) {
+    public Response notFound(NotFoundProblem e) {
         return problem(Problem.of(404, "Not Found", e.getMessage(), e.field()));
     }
 
     @ServerExceptionMapper
-    public Response forbidden(ForbiddenException e) {
+    public Response forbidden(ForbiddenProblem e) {
         return problem(Problem.of(403, "Forbidden", e.getMessage(), e.field()));
     }
 
     @ServerExceptionMapper
-    public Response conflict(ConflictException e) {
+    public Response conflict(ConflictProblem e) {
         return problem(Problem.of(409, "Conflict", e.getMessage(), e.field()));
     }
 
     /** A path no resource serves. */
     @ServerExceptionMapper
-    public Response noResource(jakarta.ws.rs.NotFoundException e) {
+    public Response noResource(NotFoundException e) {
         return problem(Problem.of(404, "Not Found", e.getMessage(), null));
     }
 

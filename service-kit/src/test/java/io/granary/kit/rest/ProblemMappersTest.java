@@ -37,9 +37,9 @@ class ProblemMappersTest {
 
     @Test
     void missingAndConflictingThingsNameTheirField() {
-        assertThat(problem(mappers.notFound(new NotFoundException("dataset", "no dataset 'x'"))))
+        assertThat(problem(mappers.notFound(new NotFoundProblem("dataset", "no dataset 'x'"))))
                 .extracting(Problem::status, Problem::field).containsExactly(404, "dataset");
-        assertThat(problem(mappers.conflict(new ConflictException("name", "dataset 'x' already exists"))))
+        assertThat(problem(mappers.conflict(new ConflictProblem("name", "dataset 'x' already exists"))))
                 .extracting(Problem::status, Problem::field).containsExactly(409, "name");
     }
 

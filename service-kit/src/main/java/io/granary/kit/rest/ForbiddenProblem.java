@@ -1,11 +1,11 @@
 package io.granary.kit.rest;
 
 /** The caller may not touch what the request names: 403, with the field that names it. */
-public class ForbiddenException extends RuntimeException {
+public class ForbiddenProblem extends RuntimeException {
 
     private final String field;
 
-    public ForbiddenException(String field, String message) {
+    public ForbiddenProblem(String field, String message) {
         super(message);
         this.field = field;
     }

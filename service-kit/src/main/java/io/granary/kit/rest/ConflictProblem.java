@@ -1,11 +1,11 @@
 package io.granary.kit.rest;
 
 /** A request at odds with the state of what it names (it exists already; the worker is leaving): 409, with the field. */
-public class ConflictException extends RuntimeException {
+public class ConflictProblem extends RuntimeException {
 
     private final String field;
 
-    public ConflictException(String field, String message) {
+    public ConflictProblem(String field, String message) {
         super(message);
         this.field = field;
     }
