@@ -241,13 +241,13 @@ settle large "$LARGE_BYTES"
 settle small "$SMALL_BYTES"
 echo "warm reads through Granary ..." >&2
 UFS_WORKER_BEFORE=$(worker_understore_bytes)
-UFS_GATEWAY_BEFORE=$(gateway_counter granary_gateway_bytes_served_total 'source="understore"')
+UFS_GATEWAY_BEFORE=$(gateway_counter granary_gateway_served_bytes_total 'source="understore"')
 WARM_LARGE=$(large_rate "$GATEWAY" "$ROUNDS")
 cpu_snapshot "$WORK/warm-0.cpu"
 WARM_SMALL=$(small_rates "$GATEWAY" "$ROUNDS")
 cpu_snapshot "$WORK/warm-1.cpu"
 WARM_UFS_WORKER=$(( $(worker_understore_bytes) - UFS_WORKER_BEFORE ))
-WARM_UFS_GATEWAY=$(( $(gateway_counter granary_gateway_bytes_served_total 'source="understore"') - UFS_GATEWAY_BEFORE ))
+WARM_UFS_GATEWAY=$(( $(gateway_counter granary_gateway_served_bytes_total 'source="understore"') - UFS_GATEWAY_BEFORE ))
 FALLBACKS=$(gateway_counter granary_gateway_fallbacks_total)
 if [[ -n $POSIX ]]; then
   echo "POSIX: mounting Granary's FUSE client, s3fs on the store and s3fs on the gateway ..." >&2

@@ -159,7 +159,7 @@ class TrainingDataScenarioIT {
         assertThat(last.filesDone()).isEqualTo(last.filesTotal()).isEqualTo(files + 1);
         assertThat(last.bytesDone()).isEqualTo(last.bytesTotal()).isEqualTo(data.totalBytes());
         assertThat(progress).extracting(DataLoadStatus::bytesDone).isSorted();
-        assertThat(Metrics.sum("granary_understore_bytes_total", List.of(WORKER_1, WORKER_2)))
+        assertThat(Metrics.sum(Metrics.FETCHED_FROM_STORE, List.of(WORKER_1, WORKER_2)))
                 .as("the workers read it all from the object store").isGreaterThanOrEqualTo((double) data.totalBytes());
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertThat(get("/api/v1/datasets/" + BUCKET).path("status").path("cachedPercentage").asDouble())
@@ -170,7 +170,7 @@ class TrainingDataScenarioIT {
     @Order(2)
     void aReaderListsAndReadsEveryObjectFromTheCacheWithTheAwsSdk() throws Exception {
         Map<String, Double> before = underStoreReads();
-        double served = Metrics.sum("granary_gateway_bytes_served_total", GATEWAY);
+        double served = Metrics.sum("granary_gateway_served_bytes_total", GATEWAY);
 
         List<String> listed = new ArrayList<>();
         reader.listObjectsV2Paginator(request -> request.bucket(BUCKET).maxKeys(500)).contents()
@@ -191,7 +191,7 @@ class TrainingDataScenarioIT {
         }
 
         assertThat(underStoreReads()).as("no read reached the object store during the warm pass").isEqualTo(before);
-        assertThat(Metrics.sum("granary_gateway_bytes_served_total", GATEWAY) - served).isEqualTo((double) data.totalBytes());
+        assertThat(Metrics.sum("granary_gateway_served_bytes_total", GATEWAY) - served).isEqualTo((double) data.totalBytes());
     }
 
     @Test
@@ -384,14 +384,14 @@ class TrainingDataScenarioIT {
      */
     private double readAroundTheCache() {
         return Metrics.sum("granary_gateway_fallbacks_total", GATEWAY)
-                + Metrics.sum("granary_understore_bytes_total", WORKER_1);
+                + Metrics.sum(Metrics.FETCHED_FROM_STORE, WORKER_1);
     }
 
     /** Reads of the object store: by each worker (fills), and by the gateway itself (fallbacks, its own reads). */
     private Map<String, Double> underStoreReads() {
         return Map.of(
-                "workers: granary_understore_bytes_total",
-                Metrics.sum("granary_understore_bytes_total", live(WORKER_1, WORKER_2)),
+                "workers: " + Metrics.FETCHED_FROM_STORE,
+                Metrics.sum(Metrics.FETCHED_FROM_STORE, live(WORKER_1, WORKER_2)),
                 "gateway: granary_understore_requests_total",
                 Metrics.sum("granary_understore_requests_total", GATEWAY),
                 "gateway: granary_gateway_fallbacks_total", Metrics.sum("granary_gateway_fallbacks_total", GATEWAY));

@@ -2,6 +2,7 @@ package io.granary.block.metrics;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.EnumMap;
@@ -12,6 +13,7 @@ import java.util.concurrent.TimeUnit;
  * Where the time of a block fill goes, stage by stage, as {@code granary_block_fill_stage_seconds{stage}}: the
  * cold path's breakdown, so its cost is read off the metrics rather than guessed.
  */
+@Startup
 @ApplicationScoped
 public class FillStages {
 

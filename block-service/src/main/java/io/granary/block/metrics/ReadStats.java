@@ -5,6 +5,8 @@ import io.granary.contracts.worker.Medium;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.BaseUnits;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
@@ -16,11 +18,22 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What this worker served and fetched since it started: the totals heartbeats carry (so a lost heartbeat loses
- * nothing) and the same figures as Prometheus meters. Meters are created once; the hot path only adds. Requests to
- * the under-store are counted by operation where every service counts them ({@code granary_understore_requests_total}).
+ * nothing) and the same figures as Prometheus meters, all registered at zero when the worker starts. Bytes are
+ * counted by where they came from: {@code granary_block_served_bytes_total{source}} (a level, the under-store read
+ * through, or the worker's files read by a gateway on its node) and {@code granary_block_fetched_bytes_total{source}}
+ * (the under-store or a peer). Meters are created once; the hot path only adds. Requests to the under-store are
+ * counted by operation where every service counts them ({@code granary_understore_requests_total}).
  */
+@Startup
 @ApplicationScoped
 public class ReadStats {
+
+    /** Served bytes read through from the under-store, not stored; fetched bytes from it. */
+    static final String UNDER_STORE = "understore";
+    /** Served bytes a gateway on this node read from this worker's files itself. */
+    static final String SHORT_CIRCUIT = "shortcircuit";
+    /** Fetched bytes another worker handed over. */
+    static final String PEER = "peer";
 
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
@@ -46,21 +59,31 @@ public class ReadStats {
     ReadStats(MeterRegistry registry) {
         for (Medium medium : Medium.values()) {
             hitsByLevel.put(medium, registry.counter("granary.block.reads", "result", "hit", "level", medium.name()));
-            servedByLevel.put(medium, registry.counter("granary.block.bytes.served", "level", medium.name()));
+            servedByLevel.put(medium, served(registry, medium.name()));
             evictionsByLevel.put(medium, registry.counter("granary.block.evictions", "level", medium.name()));
         }
         missCounter = registry.counter("granary.block.reads", "result", "miss", "level", "none");
         bypassCounter = registry.counter("granary.block.reads", "result", "bypass", "level", "none");
-        bypassBytes = registry.counter("granary.block.bytes.served", "level", "none");
-        shortCircuitBytes = registry.counter("granary.block.shortcircuit.bytes");
+        bypassBytes = served(registry, UNDER_STORE);
+        shortCircuitBytes = served(registry, SHORT_CIRCUIT);
         peerFills = registry.counter("granary.block.peer.fills");
-        peerBytes = registry.counter("granary.block.peer.bytes");
-        underStoreBytesCounter = registry.counter("granary.understore.bytes");
+        peerBytes = fetched(registry, PEER);
+        underStoreBytesCounter = fetched(registry, UNDER_STORE);
         underStoreLatency = Timer.builder("granary.understore.read.latency")
                 .description("time until the under-store answers a block read").publishPercentileHistogram()
                 .register(registry);
         singleFlightWaits = registry.counter("granary.block.singleflight.waits");
         corrupt = registry.counter("granary.block.corrupt");
+    }
+
+    private static Counter served(MeterRegistry registry, String source) {
+        return Counter.builder("granary.block.served").baseUnit(BaseUnits.BYTES).tag("source", source)
+                .description("bytes sent to readers, by where they came from").register(registry);
+    }
+
+    private static Counter fetched(MeterRegistry registry, String source) {
+        return Counter.builder("granary.block.fetched").baseUnit(BaseUnits.BYTES).tag("source", source)
+                .description("bytes of blocks this worker fetched to fill them, by where from").register(registry);
     }
 
     public void hit(String dataset, Medium level) {

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.annotation.PreDestroy;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 import org.jboss.logging.Logger;
@@ -31,6 +32,7 @@ import java.util.stream.Collectors;
  * one heartbeat does not send blocks away and back; a pass stops when the membership changes under it (its
  * owners may be leaving), and the next pass starts from the new one.
  */
+@Startup  // its counters are there, at zero, from the start
 @ApplicationScoped
 public class Rebalancer {
 

@@ -136,7 +136,8 @@ final class ObjectStream {
                 fetch.cancel();
             }
             if (attempt >= owners.size()) {
-                fromUnderStore(slice, 0, owners.isEmpty() ? "no-live-worker" : "owners-failed");
+                fromUnderStore(slice, 0,
+                        owners.isEmpty() ? GatewayMetrics.NO_LIVE_WORKER : GatewayMetrics.OWNERS_FAILED);
                 return;
             }
             fetch = start(slice, owners.get(attempt));
@@ -161,7 +162,8 @@ final class ObjectStream {
             if (current.written() == 0 && ownerAtFault && attempt + 1 < owners.size()) {
                 fromOwners(slice, owners, attempt + 1);
             } else {
-                fromUnderStore(slice, current.written(), ownerAtFault ? "owner-failed" : "owner-refused");
+                fromUnderStore(slice, current.written(),
+                        ownerAtFault ? GatewayMetrics.OWNER_FAILED : GatewayMetrics.OWNER_REFUSED);
             }
         });
     }

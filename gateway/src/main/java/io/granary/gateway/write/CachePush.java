@@ -60,7 +60,7 @@ public class CachePush {
         for (Worker owner : liveWorkers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas())) {
             copies.add(put(owner, dataset.name(), file, staged, index, offset, length).recover(failure -> {
                 LOG.warnf("block %d of %s not written to %s: %s", index, file.path(), owner.id(), failure.getMessage());
-                metrics.writeThrough("failed", length);
+                metrics.writeThrough(GatewayMetrics.FAILED, length);
                 return Future.succeededFuture();
             }));
         }
@@ -73,6 +73,6 @@ public class CachePush {
         return vertx.fileSystem().open(staged.toString(), new OpenOptions().setRead(true))
                 .compose(body -> blocks.put(owner, dataset, file, index, body.setReadPos(offset).setReadLength(length),
                         length).andThen(sent -> body.close()))
-                .onSuccess(done -> metrics.writeThrough("stored", length));
+                .onSuccess(done -> metrics.writeThrough(GatewayMetrics.STORED, length));
     }
 }

@@ -61,9 +61,9 @@ class PeerHandOverTest {
         String etag = given().baseUri(gateway.toString()).header("Authorization", Identities.ADMIN.authorization())
                 .get("/api/v1/datasets/handover/files/shard.bin").then().statusCode(200).extract().path("etag");
         // The second worker asked to hand over what it does not hold: 404, and nothing filled.
-        double storeReadsOfSecond = Metrics.sum("granary_understore_bytes_total", second);
+        double storeReadsOfSecond = Metrics.sum(Metrics.FETCHED_FROM_STORE, second);
         block(second, etag, 0, true).then().statusCode(404);
-        assertThat(Metrics.sum("granary_understore_bytes_total", second)).isEqualTo(storeReadsOfSecond);
+        assertThat(Metrics.sum(Metrics.FETCHED_FROM_STORE, second)).isEqualTo(storeReadsOfSecond);
 
         for (int index = 0; index < 3; index++) {
             assertThat(block(first, etag, index, false).then().statusCode(200).extract().asByteArray())
@@ -73,8 +73,8 @@ class PeerHandOverTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> given().baseUri(gateway.toString())
                 .header("Authorization", Identities.ADMIN.authorization()).get("/api/v1/datasets/handover/nodes")
                 .jsonPath().getList("findAll { it.cachedBytes > 0 }").size() > 0);
-        double storeBytes = Metrics.sum("granary_understore_bytes_total", second);
-        double handedOver = Metrics.sum("granary_block_peer_bytes_total", second);
+        double storeBytes = Metrics.sum(Metrics.FETCHED_FROM_STORE, second);
+        double handedOver = Metrics.sum(Metrics.FETCHED_FROM_PEERS, second);
 
         for (int index = 0; index < 3; index++) {
             Response taken = block(second, etag, index, false);
@@ -83,9 +83,9 @@ class PeerHandOverTest {
             assertThat(taken.asByteArray()).isEqualTo(slice(content, index));
         }
 
-        assertThat(Metrics.sum("granary_understore_bytes_total", second)).as("nothing read from the store")
+        assertThat(Metrics.sum(Metrics.FETCHED_FROM_STORE, second)).as("nothing read from the store")
                 .isEqualTo(storeBytes);
-        assertThat(Metrics.sum("granary_block_peer_bytes_total", second) - handedOver).isEqualTo(SIZE);
+        assertThat(Metrics.sum(Metrics.FETCHED_FROM_PEERS, second) - handedOver).isEqualTo(SIZE);
         assertThat(block(second, etag, 2, false).header(BlockApi.CACHE_HEADER)).isEqualTo(BlockApi.HIT);
     }
 

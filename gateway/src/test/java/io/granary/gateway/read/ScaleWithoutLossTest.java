@@ -112,7 +112,7 @@ class ScaleWithoutLossTest {
         WORKERS.put("block-service-4", joining.url());
         await().atMost(Duration.ofSeconds(60)).until(() -> live().containsKey("block-service-4"));
         await().atMost(Duration.ofSeconds(90)).untilAsserted(this::eachWorkerHoldsWhatPlacementGivesIt);
-        assertThat(Metrics.sum("granary_block_peer_bytes_total", joining.url())).as("taken from the others")
+        assertThat(Metrics.sum(Metrics.FETCHED_FROM_PEERS, joining.url())).as("taken from the others")
                 .isPositive();
         assertThat(storeBytes()).as("the rebalance moved blocks between workers only").isEqualTo(storeBytes);
         assertThat(cachedBytes()).isEqualTo(total);
@@ -198,7 +198,7 @@ class ScaleWithoutLossTest {
 
     /** Takes a worker out of the test's count, keeping what it read from the under-store. */
     private static void retire(String id) {
-        retired += Metrics.sum("granary_understore_bytes_total", WORKERS.remove(id));
+        retired += Metrics.sum(Metrics.FETCHED_FROM_STORE, WORKERS.remove(id));
     }
 
     /** Bytes the workers read from the under-store; the gateway reading around them fails the test. */
@@ -206,7 +206,7 @@ class ScaleWithoutLossTest {
         assertThat(Metrics.sum("granary_gateway_fallbacks_total", gateway)).as("reads around the workers").isZero();
         double bytes = retired;
         for (URI worker : WORKERS.values()) {
-            bytes += Metrics.sum("granary_understore_bytes_total", worker);
+            bytes += Metrics.sum(Metrics.FETCHED_FROM_STORE, worker);
         }
         return bytes;
     }

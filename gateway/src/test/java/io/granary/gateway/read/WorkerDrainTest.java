@@ -67,8 +67,8 @@ class WorkerDrainTest {
                 "Complete".equals(admin().get("/api/v1/dataloads/" + load).path("phase")));
         await().atMost(Duration.ofSeconds(30)).until(() -> cachedBytes() == total);
 
-        double storeFirst = Metrics.sum("granary_understore_bytes_total", first);
-        double storeSecond = Metrics.sum("granary_understore_bytes_total", second);
+        double storeFirst = Metrics.sum(Metrics.FETCHED_FROM_STORE, first);
+        double storeSecond = Metrics.sum(Metrics.FETCHED_FROM_STORE, second);
         admin().post("/api/v1/workers/" + LEAVING + "/drain").then().statusCode(202)
                 .body("phase", equalTo("Draining"));
         await().atMost(Duration.ofSeconds(60)).until(() -> "Drained".equals(
@@ -90,17 +90,17 @@ class WorkerDrainTest {
                 .post("/blocks/load").then().statusCode(409).body("field", equalTo("worker"));
 
         readEverything(files);
-        assertThat(Metrics.sum("granary_understore_bytes_total", first)).isEqualTo(storeFirst);
-        assertThat(Metrics.sum("granary_understore_bytes_total", second)).isEqualTo(storeSecond);
+        assertThat(Metrics.sum(Metrics.FETCHED_FROM_STORE, first)).isEqualTo(storeFirst);
+        assertThat(Metrics.sum(Metrics.FETCHED_FROM_STORE, second)).isEqualTo(storeSecond);
 
         admin().delete("/api/v1/workers/" + LEAVING + "/drain").then().statusCode(204);
         await().atMost(Duration.ofSeconds(30)).until(() -> admin().get("/api/v1/workers").jsonPath()
                 .get("find { it.id == '" + LEAVING + "' }.drain") == null);
-        double takenBack = Metrics.sum("granary_block_peer_bytes_total", first);
+        double takenBack = Metrics.sum(Metrics.FETCHED_FROM_PEERS, first);
         readEverything(files);
-        assertThat(Metrics.sum("granary_understore_bytes_total", first)).isEqualTo(storeFirst);
-        assertThat(Metrics.sum("granary_understore_bytes_total", second)).isEqualTo(storeSecond);
-        assertThat(Metrics.sum("granary_block_peer_bytes_total", first)).as("its share, from its peer")
+        assertThat(Metrics.sum(Metrics.FETCHED_FROM_STORE, first)).isEqualTo(storeFirst);
+        assertThat(Metrics.sum(Metrics.FETCHED_FROM_STORE, second)).isEqualTo(storeSecond);
+        assertThat(Metrics.sum(Metrics.FETCHED_FROM_PEERS, first)).as("its share, from its peer")
                 .isGreaterThan(takenBack);
     }
 

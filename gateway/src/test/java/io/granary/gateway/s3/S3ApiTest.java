@@ -2,6 +2,7 @@ package io.granary.gateway.s3;
 
 import io.granary.contracts.events.Topics;
 import io.granary.devstack.testing.Datasets;
+import io.granary.devstack.testing.Metrics;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.S3Resource;
 import io.granary.devstack.testing.StackResource;
@@ -51,8 +52,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -77,7 +76,7 @@ class S3ApiTest {
     }
 
     /** Every service counts its requests to the under-store the same way. */
-    private static final String UNDER_STORE_READS = "granary_understore_requests_total\\{op=\"read\"}";
+    private static final String UNDER_STORE_READS = "granary_understore_requests_total{op=\"read\"}";
 
     private static final int MIB = 1 << 20;
 
@@ -139,15 +138,15 @@ class S3ApiTest {
 
         readEverything();
         double storeReads = underStoreReads();
-        double shortCircuit = metric(gateway, "granary_gateway_bytes_served_total\\{source=\"shortcircuit\"}");
+        double shortCircuit = Metrics.sum("granary_gateway_served_bytes_total{source=\"shortcircuit\"}", gateway);
 
-        double overHttp = metric(gateway, "granary_gateway_bytes_served_total\\{source=\"worker\"}");
+        double overHttp = Metrics.sum("granary_gateway_served_bytes_total{source=\"worker\"}", gateway);
         long localHits = given().baseUri(worker1).get("/blocks/stats").jsonPath().getLong("hits");
         readEverything();
         assertThat(underStoreReads()).as("no under-store read on the warm pass").isEqualTo(storeReads);
-        assertThat(metric(gateway, "granary_gateway_bytes_served_total\\{source=\"shortcircuit\"}"))
+        assertThat(Metrics.sum("granary_gateway_served_bytes_total{source=\"shortcircuit\"}", gateway))
                 .as("blocks of the worker on this node are read from its files").isGreaterThan(shortCircuit);
-        assertThat(metric(gateway, "granary_gateway_bytes_served_total\\{source=\"worker\"}"))
+        assertThat(Metrics.sum("granary_gateway_served_bytes_total{source=\"worker\"}", gateway))
                 .as("blocks of the worker on the other node come over HTTP").isGreaterThan(overHttp);
         // Reads from its files never reach the worker on this node: the gateway reports them (its LRU, its hit ratio).
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(given().baseUri(worker1)
@@ -345,8 +344,8 @@ class S3ApiTest {
         assertThat(bad.body()).contains("<Code>MalformedXML</Code>");
         HttpResponse<String> policy = Signed.send(gateway, "GET", "/train?policy", null);
         assertThat(policy.statusCode()).isEqualTo(501);
-        assertThat(metric(gateway, "granary_gateway_requests_total\\{operation=\"[A-Za-z]+\",status=\"500\"}"))
-                .isZero();
+        assertThat(given().baseUri(gateway.toString()).get("/q/metrics").asString()).as("no request answered 500")
+                .doesNotContainPattern("granary_gateway_requests_total\\{[^}]*status=\"500\"");
     }
 
     @Test
@@ -399,14 +398,14 @@ class S3ApiTest {
     @Test
     @Order(8)
     void aFileRewrittenOrFreedIsNeverReadFromABlockFileKeptOpen() throws Exception {
-        String shortCircuited = "granary_gateway_bytes_served_total\\{source=\"shortcircuit\"}";
+        String shortCircuited = "granary_gateway_served_bytes_total{source=\"shortcircuit\"}";
         // An image whose block is on the worker on this node: its warm read is sent from a file the gateway keeps open.
         String key = null;
         for (String image : train.keySet().stream().filter(k -> k.startsWith("images/")).toList()) {
             assertThat(get("train", image)).isEqualTo(train.get(image));
-            double before = metric(gateway, shortCircuited);
+            double before = Metrics.sum(shortCircuited, gateway);
             assertThat(get("train", image)).isEqualTo(train.get(image));
-            if (metric(gateway, shortCircuited) > before) {
+            if (Metrics.sum(shortCircuited, gateway) > before) {
                 key = image;
                 break;
             }
@@ -438,7 +437,7 @@ class S3ApiTest {
         byte[] big = bytes(random, 40 * MIB + 77);
         store.write("big/cold.bin", new java.io.ByteArrayInputStream(big), big.length);
         createDataset("cold", "1MiB", "train");
-        double fallbacks = metric(gateway, "granary_gateway_fallbacks_total\\{reason=\"[a-z-]+\"}");
+        double fallbacks = Metrics.sum("granary_gateway_fallbacks_total", gateway);
         try (ResponseInputStream<GetObjectResponse> in = s3.getObject(get -> get.bucket("cold").key("big/cold.bin"))) {
             byte[] head = in.readNBytes(MIB);
             ProcessHandle.of(worker2Pid).ifPresent(ProcessHandle::destroyForcibly);
@@ -449,7 +448,7 @@ class S3ApiTest {
             System.arraycopy(rest, 0, read, head.length, rest.length);
             assertThat(sha256(read)).isEqualTo(sha256(big));
         }
-        assertThat(metric(gateway, "granary_gateway_fallbacks_total\\{reason=\"[a-z-]+\"}"))
+        assertThat(Metrics.sum("granary_gateway_fallbacks_total", gateway))
                 .as("the dead worker's blocks were read around it").isGreaterThan(fallbacks);
         // And after: placement has moved on, reads work with one worker.
         assertThat(sha256(s3.getObject(get -> get.bucket("cold").key("big/cold.bin")))).isEqualTo(sha256(big));
@@ -481,10 +480,10 @@ class S3ApiTest {
 
     /** Under-store reads anywhere: by the two workers (a dead one reads nothing) and by the gateway itself. */
     private double underStoreReads() {
-        double reads = metric(gateway, UNDER_STORE_READS);
+        double reads = Metrics.sum(UNDER_STORE_READS, gateway);
         for (String worker : List.of(worker1, worker2)) {
             try {
-                reads += metric(URI.create(worker), UNDER_STORE_READS);
+                reads += Metrics.sum(UNDER_STORE_READS, URI.create(worker));
             } catch (RuntimeException e) {
                 // killed
             }
@@ -493,17 +492,7 @@ class S3ApiTest {
     }
 
     private double cacheWritten() {
-        return metric(gateway, "granary_gateway_cache_written_total\\{outcome=\"stored\"}");
-    }
-
-    private static double metric(URI base, String pattern) {
-        String body = given().baseUri(base.toString()).get("/q/metrics").asString();
-        Matcher matcher = Pattern.compile("^" + pattern + " ([0-9.E+-]+)$", Pattern.MULTILINE).matcher(body);
-        double sum = 0;
-        while (matcher.find()) {
-            sum += Double.parseDouble(matcher.group(1));
-        }
-        return sum;
+        return Metrics.sum("granary_gateway_cache_written_bytes_total{outcome=\"stored\"}", gateway);
     }
 
     private void createDataset(String name, String blockSize) {

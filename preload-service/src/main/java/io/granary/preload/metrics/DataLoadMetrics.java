@@ -11,9 +11,9 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
- * What the DataLoads of this replica did: files and bytes preloaded ({@code granary_preload_files_total},
- * {@code _bytes_total}), loads by phase ({@code granary_preload_loads{phase}}) and the rate all running loads fill
- * at ({@code granary_preload_throughput_bytes}).
+ * What the DataLoads of this replica did: files and bytes preloaded ({@code granary_preload_loaded_files_total},
+ * {@code granary_preload_loaded_bytes_total}), loads by phase ({@code granary_preload_loads{phase}}) and the rate
+ * all running loads fill at ({@code granary_preload_throughput_bytes_per_second}).
  */
 @ApplicationScoped
 public class DataLoadMetrics {
@@ -24,8 +24,10 @@ public class DataLoadMetrics {
 
     DataLoadMetrics(MeterRegistry registry) {
         this.registry = registry;
-        this.bytesPreloaded = registry.counter("granary.preload.bytes");
-        this.filesPreloaded = registry.counter("granary.preload.files");
+        this.bytesPreloaded = Counter.builder("granary.preload.loaded.bytes")
+                .description("bytes the DataLoads of this replica loaded").register(registry);
+        this.filesPreloaded = Counter.builder("granary.preload.loaded.files")
+                .description("files the DataLoads of this replica loaded").register(registry);
     }
 
     /** The gauges read the loads' statuses whenever they are scraped. */
@@ -34,10 +36,10 @@ public class DataLoadMetrics {
             Gauge.builder("granary.preload.loads", statuses, all -> all.get()
                     .filter(status -> status.phase() == phase).count()).tag("phase", phase.name()).register(registry);
         }
-        Gauge.builder("granary.preload.throughput", statuses, all -> all.get()
+        Gauge.builder("granary.preload.throughput.bytes.per.second", statuses, all -> all.get()
                         .filter(status -> status.phase() == DataLoadPhase.LOADING)
                         .mapToDouble(DataLoadStatus::bytesPerSecond).sum())
-                .description("bytes per second all running loads fill").baseUnit("bytes").register(registry);
+                .description("bytes per second all running loads fill").register(registry);
     }
 
     /** A run ended: what it loaded counts. */
