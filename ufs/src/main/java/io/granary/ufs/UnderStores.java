@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -24,13 +25,14 @@ public final class UnderStores {
     public static final URI DEFAULT_ENDPOINT = URI.create("https://s3.amazonaws.com");
 
     private final List<Path> allowedRoots;
-    private final CredentialsResolver credentials;
+    private final Function<String, Credentials> credentials;
 
     /**
      * @param allowedRoots directories under which {@code file://} mounts are accepted (none: no local mounts)
-     * @param credentials  resolves S3 mounts' credentialsRef
+     * @param credentials  the key pair an S3 mount's credentialsRef names, throwing {@link UnderStoreException}
+     *                     when there is none; the caller reads secrets, as it knows where they are
      */
-    public UnderStores(List<Path> allowedRoots, CredentialsResolver credentials) {
+    public UnderStores(List<Path> allowedRoots, Function<String, Credentials> credentials) {
         this.allowedRoots = List.copyOf(allowedRoots);
         this.credentials = credentials;
     }
@@ -40,8 +42,7 @@ public final class UnderStores {
         URI uri = parse(mount.uri());
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         return switch (scheme) {
-            case "s3" -> new S3UnderStore(s3Location(uri, mount),
-                    credentials.resolve(mount.credentialsRef()).orElse(null));
+            case "s3" -> new S3UnderStore(s3Location(uri, mount), credentials(mount.credentialsRef()));
             case "file" -> new LocalUnderStore(localRoot(uri, mount.uri()));
             default -> throw new UnderStoreException("mount uri " + mount.uri()
                     + " has an unsupported scheme: use s3://bucket/prefix or file:///path");
@@ -101,6 +102,11 @@ public final class UnderStores {
         } catch (IOException e) {
             throw new UnderStoreException("could not remove the directory of mount " + mount.uri() + ": " + e.getMessage());
         }
+    }
+
+    /** Null, for anonymous access, when the mount names no secret. */
+    private Credentials credentials(String ref) {
+        return ref == null || ref.isBlank() ? null : credentials.apply(ref);
     }
 
     static S3Location s3Location(URI uri, Mount mount) {

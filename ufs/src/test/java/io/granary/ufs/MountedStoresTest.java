@@ -38,7 +38,9 @@ class MountedStoresTest {
         Files.writeString(val.resolve("b.txt"), "bb");
         rootMount = new Mount(root.toUri().toString(), null, Map.of(), null);
         valMount = new Mount(val.toUri().toString(), "val", Map.of(), null);
-        UnderStores opener = new UnderStores(List.of(dir.resolve("data")), new CredentialsResolver(null, Map.of()));
+        UnderStores opener = new UnderStores(List.of(dir.resolve("data")), ref -> {
+            throw new UnderStoreException("no secrets here");
+        });
         stores = new MountedStores(opener, op -> requests.merge(op, 1, Integer::sum), Duration.ZERO);
     }
 

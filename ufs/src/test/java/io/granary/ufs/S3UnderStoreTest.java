@@ -193,12 +193,9 @@ class S3UnderStoreTest extends UnderStoreContractTest {
 
     @Test
     void theFactoryChecksAMountWithItsCredentials() {
-        CredentialsResolver resolver = new CredentialsResolver(null, Map.of(
-                "GRANARY_SECRET_DEVSTACK_S3_ACCESS_KEY", ACCESS_KEY,
-                "GRANARY_SECRET_DEVSTACK_S3_SECRET_KEY", SECRET_KEY,
-                "GRANARY_SECRET_WRONG_ACCESS_KEY", ACCESS_KEY,
-                "GRANARY_SECRET_WRONG_SECRET_KEY", "nope-nope"));
-        MountedStores stores = new MountedStores(new UnderStores(List.of(), resolver), op -> { }, Duration.ZERO);
+        UnderStores opener = new UnderStores(List.of(),
+                ref -> new Credentials(ACCESS_KEY, ref.equals("wrong") ? "nope-nope" : SECRET_KEY));
+        MountedStores stores = new MountedStores(opener, op -> { }, Duration.ZERO);
         Map<String, String> options = Map.of("endpoint", server.endpoint().toString(), "pathStyle", "true");
 
         stores.check(new Mount("s3://granary/mnt", null, options, "devstack-s3"));

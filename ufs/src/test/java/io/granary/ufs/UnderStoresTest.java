@@ -20,9 +20,12 @@ class UnderStoresTest {
     Path dir;
 
     private UnderStores stores(Path... allowedRoots) {
-        return new UnderStores(List.of(allowedRoots), new CredentialsResolver(null, Map.of(
-                "GRANARY_SECRET_MINIO_ACCESS_KEY", "AKIAMINIO",
-                "GRANARY_SECRET_MINIO_SECRET_KEY", "minio-secret")));
+        return new UnderStores(List.of(allowedRoots), ref -> {
+            if (ref.equals("minio")) {
+                return new Credentials("AKIAMINIO", "minio-secret");
+            }
+            throw new UnderStoreException("credentials '" + ref + "' not found");
+        });
     }
 
     @Test
@@ -132,6 +135,17 @@ class UnderStoresTest {
                 .isInstanceOf(UnderStoreException.class).hasMessageContaining("pathStyle");
         assertThatThrownBy(() -> stores.open(new Mount("s3://b/p", null, Map.of(), "unknown")))
                 .isInstanceOf(UnderStoreException.class).hasMessageContaining("'unknown'");
+    }
+
+    @Test
+    void aMountWithoutACredentialsRefIsReadAnonymously() {
+        UnderStores stores = new UnderStores(List.of(), ref -> {
+            throw new AssertionError("credentials asked for " + ref);
+        });
+
+        for (String ref : new String[] {null, "", " "}) {
+            stores.open(new Mount("s3://bucket/prefix", null, Map.of(), ref)).close();
+        }
     }
 
     @Test

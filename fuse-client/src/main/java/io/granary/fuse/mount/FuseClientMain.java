@@ -10,8 +10,9 @@ import io.granary.fuse.write.Checkpoints;
 import io.granary.kit.client.MetadataClient;
 import io.granary.kit.config.GranaryConfig;
 import io.granary.kit.rest.DatasetNotFoundException;
-import io.granary.ufs.CredentialsResolver;
-import io.granary.ufs.UnderStoreException;
+import io.granary.kit.security.SecretException;
+import io.granary.kit.security.SecretFiles;
+import io.granary.ufs.Credentials;
 import io.quarkus.arc.ClientProxy;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
@@ -71,7 +72,7 @@ public class FuseClientMain implements QuarkusApplication {
         Checkpoints checkpoints;
         try {
             checkpoints = checkpoints();
-        } catch (UnderStoreException e) {
+        } catch (SecretException e) {
             System.err.println("granary-fuse: " + e.getMessage());
             return 2;
         }
@@ -160,9 +161,9 @@ public class FuseClientMain implements QuarkusApplication {
         if (config.writes().credentialsRef().isEmpty()) {
             return null;
         }
-        var credentials = CredentialsResolver.fromEnvironment(shared.secretsDir().orElse(null))
-                .resolve(config.writes().credentialsRef().get())
-                .orElseThrow(() -> new UnderStoreException("no credentials for writes"));
+        SecretFiles secrets = new SecretFiles(shared.secretsDir().orElse(null), System.getenv());
+        String ref = config.writes().credentialsRef().get();
+        Credentials credentials = new Credentials(secrets.require(ref, "accessKey"), secrets.require(ref, "secretKey"));
         return new Checkpoints(config.writes().gatewayUrl(), credentials, config.writes().stagingDir(), metrics);
     }
 

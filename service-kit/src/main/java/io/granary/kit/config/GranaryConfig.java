@@ -29,9 +29,9 @@ public interface GranaryConfig {
     String node();
 
     /**
-     * Where secrets named by a mount's {@code credentialsRef} are mounted, Kubernetes style
-     * ({@code <dir>/<ref>/accessKey}, {@code .../secretKey}); unset: only the environment
-     * ({@code GRANARY_SECRET_<REF>_ACCESS_KEY}).
+     * Where secrets are mounted, Kubernetes style ({@code <dir>/<ref>/<key>}): the cluster credential, the
+     * identities and their keys, a mount's {@code credentialsRef}. Unset, or a secret without its directory there:
+     * the environment ({@code GRANARY_SECRET_<REF>_<KEY>}). {@code SecretFiles} reads them.
      */
     Optional<Path> secretsDir();
 

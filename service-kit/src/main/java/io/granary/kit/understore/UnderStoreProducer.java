@@ -1,8 +1,11 @@
 package io.granary.kit.understore;
 
 import io.granary.kit.config.GranaryConfig;
-import io.granary.ufs.CredentialsResolver;
+import io.granary.kit.security.SecretException;
+import io.granary.kit.security.SecretFiles;
+import io.granary.ufs.Credentials;
 import io.granary.ufs.MountedStores;
+import io.granary.ufs.UnderStoreException;
 import io.granary.ufs.UnderStores;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -13,8 +16,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * Every service's under-stores: opened once per mount with the shared {@code granary.allowed-roots} and
- * {@code granary.secrets-dir}, each request counted as {@code granary_understore_requests_total{op}}.
+ * Every service's under-stores: opened once per mount with the shared {@code granary.allowed-roots} and the
+ * secrets of {@code granary.secrets-dir}, each request counted as {@code granary_understore_requests_total{op}}.
  */
 @ApplicationScoped
 public class UnderStoreProducer {
@@ -25,10 +28,22 @@ public class UnderStoreProducer {
     @Produces
     @ApplicationScoped
     MountedStores mountedStores(GranaryConfig config, MeterRegistry metrics) {
-        UnderStores opener = new UnderStores(config.allowedRoots().orElse(List.of()),
-                CredentialsResolver.fromEnvironment(config.secretsDir().orElse(null)));
+        SecretFiles secrets = new SecretFiles(config.secretsDir().orElse(null), System.getenv());
+        UnderStores opener = new UnderStores(config.allowedRoots().orElse(List.of()), ref -> credentials(secrets, ref));
         return new MountedStores(opener,
                 op -> metrics.counter("granary.understore.requests", "op", op).increment(), CLOSE_AFTER);
+    }
+
+    /**
+     * A mount's key pair. A secret that cannot be used fails as an under-store does, as the services map those: a
+     * dataset naming it is refused with the reason.
+     */
+    static Credentials credentials(SecretFiles secrets, String ref) {
+        try {
+            return new Credentials(secrets.require(ref, "accessKey"), secrets.require(ref, "secretKey"));
+        } catch (SecretException e) {
+            throw new UnderStoreException(e.getMessage(), e);
+        }
     }
 
     void close(@Disposes MountedStores stores) {
