@@ -1,15 +1,12 @@
 package io.granary.block.store;
 
 import io.granary.contracts.worker.Medium;
+import io.granary.kit.blockfile.BlockFileWriter;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -81,16 +78,8 @@ public final class Level {
         }
         LevelDir dir = dirFor(key);
         try {
-            Path datasetDir = dir.path().resolve(key.dataset());
-            Path temp = datasetDir.resolve("." + key.id() + "." + UUID.randomUUID() + BlockFiles.TEMP_SUFFIX);
-            try {
-                return Optional.of(new Reservation(key, dir, Files.createFile(temp), bytes));
-            } catch (NoSuchFileException first) {
-                // The dataset's first block here (or its directory went with an eviction): a cold small-file pass
-                // spent 2.5% of the worker's CPU making sure of a directory that was there.
-                Files.createDirectories(datasetDir);
-                return Optional.of(new Reservation(key, dir, Files.createFile(temp), bytes));
-            }
+            return Optional.of(new Reservation(key, dir,
+                    BlockFileWriter.createTemp(dir.path().toString(), key.dataset(), key.id().toString()), bytes));
         } catch (IOException e) {
             release(bytes);
             LOG.warnf("cannot write in %s (%s): trying the next level", dir.path(), e.getMessage());

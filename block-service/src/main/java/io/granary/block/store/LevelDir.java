@@ -1,11 +1,11 @@
 package io.granary.block.store;
 
-import io.granary.contracts.block.BlockApi;
+import io.granary.kit.blockfile.BlockFiles;
 
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** One directory of a level: {@code <path>/<dataset>/<blockId>}, the layout a short-circuit reader relies on. */
+/** One directory of a level: {@code <path>/<dataset>/<blockId>}, the block-file format ({@link BlockFiles}). */
 public final class LevelDir {
 
     private final Level level;
@@ -35,10 +35,6 @@ public final class LevelDir {
     }
 
     Path blockFile(BlockKey key) {
-        return BlockApi.blockFile(path.toString(), key.dataset(), key.id().toString());
-    }
-
-    Path metaFile(BlockKey key) {
-        return path.resolve(key.dataset()).resolve(key.id() + BlockMeta.SUFFIX);
+        return BlockFiles.blockFile(path.toString(), key.dataset(), key.id().toString());
     }
 }

@@ -1,6 +1,9 @@
 package io.granary.block.store;
 
 import io.granary.contracts.block.BlockId;
+import io.granary.kit.blockfile.BlockFileWriter;
+import io.granary.kit.blockfile.BlockFiles;
+import io.granary.kit.blockfile.Sidecar;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
@@ -55,11 +58,11 @@ final class LevelScan {
             StoredBlock block = entry.block();
             StoredBlock other = kept.get(block.key());
             if (other != null && other.dir().level().rank() <= block.dir().level().rank()) {
-                BlockFiles.delete(block);
+                BlockFileWriter.delete(block.file());
                 continue;
             }
             if (other != null) {
-                BlockFiles.delete(other);
+                BlockFileWriter.delete(other.file());
                 kept.remove(block.key());
             }
             kept.put(block.key(), block);
@@ -79,7 +82,7 @@ final class LevelScan {
                         StoredBlock block = scanFile(dir, dataset, file);
                         if (block != null) {
                             // The sidecar's time is the install's: the block file's own is SEALED.
-                            found.add(new Found(block, Files.getLastModifiedTime(dir.metaFile(block.key()))));
+                            found.add(new Found(block, Files.getLastModifiedTime(BlockFiles.sidecarOf(file))));
                         }
                     }
                 }
@@ -89,47 +92,47 @@ final class LevelScan {
 
     /** @return the block the file holds, or null when the file is not a (trustworthy) block */
     private StoredBlock scanFile(LevelDir dir, String dataset, Path file) {
-        String name = file.getFileName().toString();
-        if (BlockFiles.isTemporary(name)) {
-            BlockFiles.deleteQuietly(file);  // an interrupted write
+        if (BlockFiles.isTemporary(file)) {
+            BlockFileWriter.deleteQuietly(file);  // an interrupted write
             return null;
         }
-        if (name.endsWith(BlockMeta.SUFFIX)) {
-            if (!Files.exists(file.resolveSibling(name.substring(0, name.length() - BlockMeta.SUFFIX.length())))) {
-                BlockFiles.deleteQuietly(file);  // the block it described is gone
+        if (BlockFiles.isSidecar(file)) {
+            if (!Files.exists(BlockFiles.blockFileOf(file))) {
+                BlockFileWriter.deleteQuietly(file);  // the block it described is gone
             }
             return null;
         }
         BlockId id;
         try {
-            id = BlockId.parse(name);
+            id = BlockId.parse(file.getFileName().toString());
         } catch (IllegalArgumentException e) {
             return null;  // not ours: leave it alone
         }
         BlockKey key = new BlockKey(dataset, id);
-        BlockMeta meta;
+        Sidecar sidecar;
         try {
-            meta = BlockMeta.read(dir.metaFile(key));
+            sidecar = Sidecar.read(BlockFiles.sidecarOf(file));
         } catch (IOException e) {
             LOG.warnf("block %s in %s has no readable checksum: dropped", key, dir.path());
-            BlockFiles.deleteQuietly(file);
-            BlockFiles.deleteQuietly(dir.metaFile(key));
+            BlockFileWriter.delete(file);
             return null;
         }
-        StoredBlock block = new StoredBlock(key, meta.path(), meta.etag(), meta.length(), meta.crc32c(), dir);
+        StoredBlock block = new StoredBlock(key, sidecar.path(), sidecar.etag(), sidecar.length(), sidecar.crc32c(),
+                dir);
         try {
             boolean sealed = BlockFiles.sealed(file);  // a file written to since its install is checked in any case
-            if (Files.size(file) != meta.length() || (verify || !sealed) && Checksums.crc32c(file) != meta.crc32c()) {
+            if (Files.size(file) != sidecar.length()
+                    || (verify || !sealed) && Checksums.crc32c(file) != sidecar.crc32c()) {
                 LOG.warnf("block %s in %s fails its checksum: dropped", key, dir.path());
-                BlockFiles.delete(block);
+                BlockFileWriter.delete(file);
                 listener.corrupt(block);
                 return null;
             }
             if (!sealed) {
-                BlockFiles.seal(file);
+                BlockFileWriter.seal(file);
             }
         } catch (IOException e) {
-            BlockFiles.deleteQuietly(file);
+            BlockFileWriter.deleteQuietly(file);
             return null;
         }
         return block;

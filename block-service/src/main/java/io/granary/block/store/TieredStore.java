@@ -1,11 +1,15 @@
 package io.granary.block.store;
 
 import io.granary.contracts.worker.Tier;
+import io.granary.kit.blockfile.BlockFileWriter;
+import io.granary.kit.blockfile.BlockFiles;
+import io.granary.kit.blockfile.Sidecar;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +22,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * The blocks of one worker in its levels, fastest first. New blocks go to the fastest level with room; a level
  * that passes its high watermark is brought down to its low watermark by its eviction policy, its victims moving
  * to the next level (spilling MEM to SSD) and leaving the node only from the last one. Every block file is whole
- * (written under a temporary name, then renamed) and has a CRC32C sidecar, checked on open and on demand.
+ * (written under a temporary name, then renamed) and has a CRC32C sidecar, checked on open and on demand: the
+ * block-file format ({@link BlockFiles}) that short-circuit readers rely on.
  */
 public final class TieredStore {
 
@@ -124,10 +129,9 @@ public final class TieredStore {
         LevelDir dir = reservation.dir();
         try {
             remove(key);
-            BlockFiles.install(reservation.temp(), dir, key, new BlockMeta(crc32c, length, path, etag));
+            BlockFileWriter.install(reservation.temp(), dir.blockFile(key), new Sidecar(crc32c, length, path, etag));
         } catch (IOException e) {
             abort(reservation);
-            Files.deleteIfExists(dir.metaFile(key));
             throw e;
         }
         StoredBlock block = new StoredBlock(key, path, etag, length, crc32c, dir);
@@ -141,7 +145,7 @@ public final class TieredStore {
     }
 
     public void abort(Reservation reservation) {
-        BlockFiles.deleteQuietly(reservation.temp());
+        BlockFileWriter.deleteQuietly(reservation.temp());
         reservation.dir().level().release(reservation.bytes());
     }
 
@@ -154,7 +158,8 @@ public final class TieredStore {
         try {
             if (Checksums.crc32c(block.file()) == block.crc32c() && Files.size(block.file()) == block.length()) {
                 if (!BlockFiles.sealed(block.file())) {
-                    BlockFiles.seal(block.file());  // touched, not damaged: short-circuit readers may read it again
+                    // Touched, not damaged: short-circuit readers may read it again.
+                    BlockFileWriter.seal(block.file());
                 }
                 return true;
             }
@@ -269,7 +274,7 @@ public final class TieredStore {
     private void forget(StoredBlock block) {
         block.dir().level().policy().removed(block.key());
         block.dir().add(-block.length());
-        BlockFiles.delete(block);
+        BlockFileWriter.delete(block.file());
     }
 
     private void evictIfAboveHigh(Level level) {
@@ -303,8 +308,8 @@ public final class TieredStore {
     }
 
     /**
-     * Moves a block to the next level: copied there ({@link BlockFiles#copy}), indexed there, then removed here, so a
-     * reader always finds a whole file. False when there is no next level or it has no room even after its own
+     * Moves a block to the next level: copied and installed there, indexed there, then removed here, so a reader
+     * always finds a whole file. False when there is no next level or it has no room even after its own
      * eviction.
      */
     private boolean demote(StoredBlock block) {
@@ -325,9 +330,12 @@ public final class TieredStore {
             }
         }
         Reservation moving = reservation.get();
-        StoredBlock moved;
+        StoredBlock moved = new StoredBlock(block.key(), block.path(), block.etag(), block.length(), block.crc32c(),
+                moving.dir());
         try {
-            moved = BlockFiles.copy(block, moving);
+            Files.copy(block.file(), moving.temp(), StandardCopyOption.REPLACE_EXISTING);
+            BlockFileWriter.install(moving.temp(), moved.file(),
+                    new Sidecar(block.crc32c(), block.length(), block.path(), block.etag()));
         } catch (IOException e) {
             abort(moving);
             LOG.warnf("cannot move block %s to %s (%s): evicting it", block.key(), lower, e.getMessage());
@@ -338,13 +346,13 @@ public final class TieredStore {
         if (!index.replace(block.key(), block, moved)) {
             // Replaced or dropped while we copied: the copy is not needed.
             moving.dir().add(-block.length());
-            BlockFiles.delete(moved);
+            BlockFileWriter.delete(moved.file());
             return true;
         }
         lower.policy().admitted(block.key());
         block.dir().level().policy().removed(block.key());
         block.dir().add(-block.length());
-        BlockFiles.delete(block);
+        BlockFileWriter.delete(block.file());
         return true;
     }
 }

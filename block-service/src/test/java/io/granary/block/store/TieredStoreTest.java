@@ -3,6 +3,7 @@ package io.granary.block.store;
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.worker.Medium;
 import io.granary.contracts.worker.Tier;
+import io.granary.kit.blockfile.BlockFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -121,7 +122,7 @@ class TieredStoreTest {
             blocks.add(put(before, key(i), 7 * KIB + i));
         }
         flipAByte(blocks.get(3).file());
-        Files.delete(before.find(key(4)).orElseThrow().dir().metaFile(key(4)));
+        Files.delete(BlockFiles.sidecarOf(before.find(key(4)).orElseThrow().file()));
         Path leftover = blocks.get(0).file().resolveSibling("." + key(11).id() + ".interrupted.tmp");
         Files.write(leftover, new byte[100]);
 

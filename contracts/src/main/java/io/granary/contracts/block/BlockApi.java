@@ -2,9 +2,6 @@ package io.granary.contracts.block;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileTime;
 
 /**
  * The HTTP face of a cache worker, shared by the gateway and the preload-service that call it.
@@ -39,12 +36,6 @@ public final class BlockApi {
     public static final String BYPASS = "bypass";
     /** Block ids one {@code held} question may name. */
     public static final int MAX_HELD_QUERY = 10_000;
-    /**
-     * The modification time a worker gives a block file as it installs it (the Unix epoch): any later write to the
-     * file moves it, so a file with another one was changed on disk after its checksum was taken. A short-circuit
-     * reader passes such a file over and asks the worker, which checks it against its checksum before it sends it.
-     */
-    public static final FileTime SEALED = FileTime.fromMillis(0);
 
     private BlockApi() {
     }
@@ -57,19 +48,6 @@ public final class BlockApi {
     /** Where the metadata-service asks which of a dataset's blocks a worker holds. */
     public static String heldPath(String dataset) {
         return ROOT + '/' + dataset + "/held";
-    }
-
-    /**
-     * Where a worker keeps a block on its node: {@code <level dir>/<dataset>/<blockId>}, a whole file once it is
-     * visible. A reader on the same node (the gateway, the FUSE client) reads it there itself: a short-circuit read.
-     */
-    public static Path blockFile(String levelDir, String dataset, String blockId) {
-        return Path.of(levelDir, dataset, blockId);
-    }
-
-    /** Whether a block file is as its worker installed it (see {@link #SEALED}); one stat a reader makes anyway. */
-    public static boolean sealed(BasicFileAttributes attributes) {
-        return SEALED.equals(attributes.lastModifiedTime());
     }
 
     /** The path of one block, without its query. */

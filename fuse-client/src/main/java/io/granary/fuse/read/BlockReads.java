@@ -9,6 +9,8 @@ import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 import io.granary.fuse.metrics.FuseMetrics;
+import io.granary.kit.blockfile.BlockFileReader;
+import io.granary.kit.blockfile.OpenBlockFile;
 import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.LiveWorkers;
 import io.granary.kit.client.WorkerCallFailed;
@@ -35,10 +37,12 @@ import java.util.concurrent.Executor;
 public final class BlockReads {
 
     private static final Logger LOG = Logger.getLogger(BlockReads.class);
+    /** Block files of workers on this node kept open between reads: a block read by many requests is opened once. */
+    private static final int OPEN_FILES = 4_096;
 
     private final LiveWorkers workers;
     private final BlockClient blocks;
-    private final LocalBlockFiles local;
+    private final BlockFileReader local;
     private final MountedStores stores;
     private final FuseMetrics metrics;
     private final int readAhead;
@@ -52,7 +56,7 @@ public final class BlockReads {
                       long cacheBytes, int readAhead, Executor fetchers) {
         this.workers = workers;
         this.blocks = blocks;
-        this.local = new LocalBlockFiles(node);
+        this.local = new BlockFileReader(node, OPEN_FILES, Long.MAX_VALUE);
         this.stores = stores;
         this.metrics = metrics;
         this.readAhead = readAhead;
@@ -98,11 +102,16 @@ public final class BlockReads {
         List<Worker> owners = workers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
         for (Worker owner : owners) {
             if (local.reaches(owner)) {
-                Optional<LocalBlockFiles.LocalFile> path = local.find(owner, dataset.name(), blockId);
-                if (path.isEmpty() && fillHere(owner, dataset, file, slice)) {
-                    path = local.find(owner, dataset.name(), blockId);
+                Optional<OpenBlockFile> opened = local.open(owner, dataset.name(), blockId);
+                if (opened.isEmpty() && fillHere(owner, dataset, file, slice)) {
+                    opened = local.open(owner, dataset.name(), blockId);
                 }
-                if (path.isPresent() && local.read(path.get(), slice.offsetInBlock(), (int) slice.length(), dst)) {
+                if (opened.isPresent()) {
+                    try {
+                        opened.get().read(slice.offsetInBlock(), (int) slice.length(), dst);
+                    } finally {
+                        opened.get().release();
+                    }
                     metrics.served(FuseMetrics.LOCAL, slice.length());
                     return;
                 }

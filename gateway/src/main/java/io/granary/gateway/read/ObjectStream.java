@@ -7,6 +7,7 @@ import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.metrics.GatewayMetrics;
+import io.granary.kit.blockfile.OpenBlockFile;
 import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.BlockFetch;
 import io.vertx.core.Future;

@@ -1,5 +1,6 @@
 package io.granary.gateway.read;
 
+import io.granary.kit.blockfile.OpenBlockFile;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultFileRegion;

@@ -1,6 +1,13 @@
 package io.granary.gateway.read;
 
-import io.granary.contracts.block.BlockApi;
+import io.granary.contracts.worker.Medium;
+import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.Worker;
+import io.granary.kit.blockfile.BlockFileReader;
+import io.granary.kit.blockfile.BlockFileWriter;
+import io.granary.kit.blockfile.BlockFiles;
+import io.granary.kit.blockfile.OpenBlockFile;
+import io.granary.kit.blockfile.Sidecar;
 import io.granary.kit.client.Loopback;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -23,7 +30,10 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import static io.granary.kit.client.Loopback.address;
@@ -36,13 +46,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ZeroCopyTest {
 
+    private static final String DATASET = "imagenet";
     private static Vertx vertx;
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @TempDir
     Path dir;
     private HttpServer server;
-    private final OpenBlockFiles files = new OpenBlockFiles(16, 1);
+    private final BlockFileReader files = new BlockFileReader("node-1", 16, 1);
 
     @BeforeAll
     static void start() {
@@ -84,17 +95,17 @@ class ZeroCopyTest {
     void regionsOfFilesFollowEachOtherInOneResponse(boolean inMemory) throws IOException, InterruptedException {
         byte[] first = bytes(300_000, 1);
         byte[] second = bytes(5_000, 2);
-        Path block0 = installed(dir.resolve("block-0"), first);
-        Path block1 = installed(dir.resolve("block-1"), second);
+        installed("block-0", first);
+        installed("block-1", second);
         CompletableFuture<Boolean> possible = new CompletableFuture<>();
 
         byte[] body = get(request -> {
             possible.complete(ZeroCopy.possible(request));
             request.response().putHeader("Content-Length", Integer.toString(200_000 + 4_000 + 10 + 4_000));
-            ZeroCopy.send(request, files.open(block0, inMemory).orElseThrow(), 100_000, 200_000)
-                    .compose(sent -> ZeroCopy.send(request, files.open(block1, inMemory).orElseThrow(), 0, 4_000))
+            ZeroCopy.send(request, open("block-0", inMemory), 100_000, 200_000)
+                    .compose(sent -> ZeroCopy.send(request, open("block-1", inMemory), 0, 4_000))
                     .compose(sent -> request.response().write("0123456789"))  // a block sent by copy
-                    .compose(sent -> ZeroCopy.send(request, files.open(block1, inMemory).orElseThrow(), 1_000, 4_000))
+                    .compose(sent -> ZeroCopy.send(request, open("block-1", inMemory), 1_000, 4_000))
                     .onComplete(done -> request.response().end());
         });
 
@@ -111,11 +122,11 @@ class ZeroCopyTest {
     @ParameterizedTest(name = "in memory: {0}")
     @ValueSource(booleans = {false, true})
     void aFileShorterThanTheRegionFailsBeforeAnyByteIsSent(boolean inMemory) throws IOException, InterruptedException {
-        Path block = installed(dir.resolve("block"), bytes(1_000, 3));
+        installed("block", bytes(1_000, 3));
         CompletableFuture<Throwable> failure = new CompletableFuture<>();
 
-        byte[] body = get(request -> fallback(request,
-                ZeroCopy.send(request, files.open(block, inMemory).orElseThrow(), 900, 200), failure));
+        byte[] body = get(request -> fallback(request, ZeroCopy.send(request, open("block", inMemory), 900, 200),
+                failure));
 
         assertThat(await(failure)).isInstanceOf(IOException.class).hasMessageContaining("shorter than expected");
         assertThat(new String(body)).as("only what the caller sent instead").isEqualTo("from elsewhere");
@@ -126,21 +137,17 @@ class ZeroCopyTest {
     void aBlockEvictedOnceItsSendBeganIsSentWhole(boolean inMemory) throws IOException, InterruptedException {
         // The worker unlinks the file between the lookup and the send: the open file is still the whole block.
         byte[] content = bytes(150_000, 4);
-        Path block = installed(dir.resolve("evicted"), content);
+        Path block = installed("evicted", content);
 
         byte[] body = get(request -> {
-            OpenBlockFile file = files.open(block, inMemory).orElseThrow();
-            try {
-                Files.delete(block);
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
+            OpenBlockFile file = open("evicted", inMemory);
+            BlockFileWriter.delete(block);
             request.response().putHeader("Content-Length", Integer.toString(content.length));
             ZeroCopy.send(request, file, 0, content.length).onComplete(done -> request.response().end());
         });
 
         assertThat(Arrays.equals(body, content)).isTrue();
-        assertThat(files.open(block, inMemory)).as("and never sent again").isEmpty();
+        assertThat(files.open(owner(inMemory), DATASET, "evicted")).as("and never sent again").isEmpty();
     }
 
     /** What ObjectStream does when a file cannot be sent: the same bytes another way. */
@@ -152,8 +159,24 @@ class ZeroCopyTest {
         });
     }
 
-    /** A block file as its worker installs it: whole, and sealed. */
-    private static Path installed(Path file, byte[] content) throws IOException {
-        return Files.setLastModifiedTime(Files.write(file, content), BlockApi.SEALED);
+    /** A block file as its worker installs it: whole, sealed, with its sidecar. */
+    private Path installed(String blockId, byte[] content) throws IOException {
+        Path temp = BlockFileWriter.createTemp(dir.toString(), DATASET, blockId);
+        Files.write(temp, content);
+        Path file = BlockFiles.blockFile(dir.toString(), DATASET, blockId);
+        BlockFileWriter.install(temp, file, new Sidecar(0, content.length, blockId, "e1"));
+        return file;
+    }
+
+    /** The block's file open to be sent, as the gateway opens it for a worker on its node. */
+    private OpenBlockFile open(String blockId, boolean inMemory) {
+        return files.open(owner(inMemory), DATASET, blockId).orElseThrow();
+    }
+
+    /** A worker on this node with one level here: memory (its files are mapped) or disk. */
+    private Worker owner(boolean inMemory) {
+        Tier level = new Tier(inMemory ? Medium.MEM : Medium.SSD, dir.toString(), 1L << 30, 0);
+        return new Worker("worker-1", "node-1", "http://127.0.0.1:1", Map.of(), List.of(level), Instant.now(), true,
+                null, 0, 0, 0, null);
     }
 }

@@ -1,20 +1,24 @@
-package io.granary.gateway.read;
+package io.granary.kit.blockfile;
 
 import io.netty.util.internal.PlatformDependent;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A block file held open to be sent from. Counted: {@link OpenBlockFiles} holds one reference while it keeps it,
- * each send one more; the file is closed when the last is released, so a file dropped from the cache while a send
- * is under way stays open until the send is done. A file in memory (tmpfs) is also mapped, for as long as it is
- * open: see {@link ZeroCopy}.
+ * A block file held open to be read or sent from. Counted: {@link BlockFileReader} holds one reference while it
+ * keeps it, each read one more; the file is closed when the last is released, so a file dropped from the reader's
+ * cache while a send is under way stays open until the send is done. A big file in memory (tmpfs) may also be
+ * mapped, for as long as it is open. The channel is shared by every read of the file: read it at a position, never
+ * by moving its own.
  */
-final class OpenBlockFile {
+public final class OpenBlockFile {
 
+    private final Path path;
     private final FileChannel channel;
     private final Object fileKey;
     private final long size;
@@ -22,14 +26,15 @@ final class OpenBlockFile {
     private final ByteBuffer mapped;
     private final AtomicInteger references = new AtomicInteger(1);
 
-    OpenBlockFile(FileChannel channel, Object fileKey, long size, ByteBuffer mapped) {
+    OpenBlockFile(Path path, FileChannel channel, Object fileKey, long size, ByteBuffer mapped) {
+        this.path = path;
         this.channel = channel;
         this.fileKey = fileKey;
         this.size = size;
         this.mapped = mapped;
     }
 
-    FileChannel channel() {
+    public FileChannel channel() {
         return channel;
     }
 
@@ -38,17 +43,37 @@ final class OpenBlockFile {
         return fileKey;
     }
 
-    long size() {
+    public long size() {
         return size;
     }
 
     /** {@code length} bytes from {@code offset} of the mapped file, valid until this reference is released. */
-    ByteBuffer mapped(long offset, long length) {
+    public ByteBuffer mapped(long offset, long length) {
         return mapped.slice((int) offset, (int) length);
     }
 
-    boolean isMapped() {
+    public boolean isMapped() {
         return mapped != null;
+    }
+
+    /**
+     * Reads {@code length} bytes of the file from {@code offset} into {@code dst} at its position, and moves the
+     * position past them.
+     *
+     * @throws EOFException when the file ends before them
+     */
+    public void read(long offset, int length, ByteBuffer dst) throws IOException {
+        ByteBuffer window = dst.slice(dst.position(), length);
+        long read = 0;
+        while (window.hasRemaining()) {
+            int n = channel.read(window, offset + read);
+            if (n < 0) {
+                throw new EOFException("block file " + path + " ended after " + (offset + read) + " bytes, not "
+                        + (offset + length));
+            }
+            read += n;
+        }
+        dst.position(dst.position() + length);
     }
 
     /** One more reference; false when the file was closed already (the caller opens it again). */
@@ -61,7 +86,7 @@ final class OpenBlockFile {
         return false;
     }
 
-    void release() {
+    public void release() {
         if (references.decrementAndGet() == 0) {
             if (mapped != null) {
                 PlatformDependent.freeDirectBuffer(mapped);  // unmaps now rather than at some later GC

@@ -1,13 +1,9 @@
-package io.granary.gateway.read;
+package io.granary.kit.blockfile;
 
 import com.sun.management.UnixOperatingSystemMXBean;
-import io.granary.contracts.block.BlockApi;
-import io.granary.contracts.block.ByteSize;
-import io.granary.gateway.config.GatewayConfig;
-import io.quarkus.scheduler.Scheduled;
-import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
+import io.granary.contracts.worker.Medium;
+import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.Worker;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -26,36 +22,40 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The block files read here lately, kept open (least recently used first out, at most {@code read.open-files}), so
- * a warm read costs one {@code stat} of the block's name instead of a stat, an open, an fstat and a close. The
- * stat is what keeps it right: a file evicted or freed by its worker is gone from its name and never sent again,
- * and one written anew under the name (the same block filled again) has another inode and is opened afresh. A
- * block file's bytes never change once it has its name, so an open one is always the block it was opened as.
- * A big file of a memory level is also mapped while it is kept, so it is sent from memory (see {@link ZeroCopy}). The
- * kept files are checked against their names every {@code read.open-files-check}, so a block evicted since its last
- * read does not hold its space.
+ * The reading side of the block-file format: the block files of the workers on this node, found in their level
+ * directories and read directly, one hop less (a short-circuit read, as HDFS and Alluxio have it). A block file
+ * appears only whole and sealed, so one that has its name and is sealed can be read as it is; one written to since
+ * (its seal broken) is passed over and left to its worker, which checks it.
+ *
+ * <p>The files read lately are kept open (least recently used first out), so a warm read costs one {@code stat} of
+ * the block's name instead of a stat, an open, an fstat and a close. The stat is what keeps it right: a file evicted
+ * or freed by its worker is gone from its name and never read again, and one written anew under the name (the same
+ * block filled again) has another inode and is opened afresh. A block file's bytes never change once it has its
+ * name, so an open one is always the block it was opened as, even after it was evicted or moved to another level. A
+ * big file of a memory level may also be mapped while it is kept. {@link #closeStale} closes the kept files whose
+ * name is gone, so a block evicted since its last read does not hold its space.
  */
-@ApplicationScoped
-public class OpenBlockFiles {
+public final class BlockFileReader implements AutoCloseable {
 
+    private final String node;
     private final int limit;
     private final long mapAtLeast;
     private final Map<Path, OpenBlockFile> open;
 
-    @Inject
-    OpenBlockFiles(GatewayConfig config) {
-        this(limit(config.read().openFiles()),
-                ByteSize.parse("granary.gateway.read.map-at-least", config.read().mapAtLeast()));
-    }
-
-    /** Keeps at most {@code limit} files open; maps those in memory of {@code mapAtLeast} bytes or more. */
-    OpenBlockFiles(int limit, long mapAtLeast) {
-        this.limit = limit;
+    /**
+     * @param node       the node this process runs on: the block files of the workers on it are read
+     * @param openFiles  how many files are kept open, at most half the process's descriptor limit and half its
+     *                   mapping limit; 0 opens and closes one per read
+     * @param mapAtLeast a kept file of a memory level this big or bigger is mapped ({@link Long#MAX_VALUE}: none)
+     */
+    public BlockFileReader(String node, int openFiles, long mapAtLeast) {
+        this.node = node;
+        this.limit = limit(openFiles);
         this.mapAtLeast = mapAtLeast;
         this.open = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<Path, OpenBlockFile> eldest) {
-                if (size() <= OpenBlockFiles.this.limit) {
+                if (size() <= BlockFileReader.this.limit) {
                     return false;
                 }
                 eldest.getValue().release();
@@ -64,10 +64,65 @@ public class OpenBlockFiles {
         };
     }
 
+    /** Whether this worker's block files are on this node. */
+    public boolean reaches(Worker owner) {
+        return node.equals(owner.node());
+    }
+
+    /** The block's file, as its worker installed it, in the first of its levels that has it; empty off this node. */
+    public Optional<Path> find(Worker owner, String dataset, String blockId) {
+        if (!reaches(owner)) {
+            return Optional.empty();
+        }
+        for (Tier tier : owner.tiers()) {
+            Path file = BlockFiles.blockFile(tier.path(), dataset, blockId);
+            try {
+                BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+                if (attributes.isRegularFile() && BlockFiles.sealed(attributes)) {
+                    return Optional.of(file);
+                }
+            } catch (IOException e) {
+                // not in this level
+            }
+        }
+        return Optional.empty();
+    }
+
     /**
-     * The block file at {@code path}, open, with a reference the caller must {@link OpenBlockFile#release()};
-     * empty when there is no regular file there.
+     * The block's file, as its worker installed it, open, with a reference the caller must
+     * {@link OpenBlockFile#release()}; empty when it is not on this node (or cannot be read here: read another way).
      */
+    public Optional<OpenBlockFile> open(Worker owner, String dataset, String blockId) {
+        if (!reaches(owner)) {
+            return Optional.empty();
+        }
+        List<Tier> tiers = owner.tiers();
+        Path[] files = new Path[tiers.size()];
+        for (int i = 0; i < files.length; i++) {
+            files[i] = BlockFiles.blockFile(tiers.get(i).path(), dataset, blockId);
+        }
+        // The level a file is kept open from is asked first: asking a level that has no file costs a failed stat.
+        int kept = -1;
+        for (int i = 0; i < files.length && kept < 0; i++) {
+            kept = keeps(files[i]) ? i : -1;
+        }
+        if (kept >= 0) {
+            Optional<OpenBlockFile> file = open(files[kept], tiers.get(kept).medium() == Medium.MEM);
+            if (file.isPresent()) {
+                return file;
+            }
+        }
+        for (int i = 0; i < files.length; i++) {
+            Optional<OpenBlockFile> file = i == kept ? Optional.empty()
+                    : open(files[i], tiers.get(i).medium() == Medium.MEM);
+            if (file.isPresent()) {
+                return file;
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The block file at {@code path}, open, with a reference; empty when there is no sealed regular file there. */
     Optional<OpenBlockFile> open(Path path, boolean inMemory) {
         BasicFileAttributes attributes;
         try {
@@ -76,7 +131,7 @@ public class OpenBlockFiles {
             forget(path);
             return Optional.empty();
         }
-        if (!attributes.isRegularFile() || !BlockApi.sealed(attributes)) {  // unsealed: written to, the worker checks it
+        if (!attributes.isRegularFile() || !BlockFiles.sealed(attributes)) {  // unsealed: written to, the worker checks it
             forget(path);
             return Optional.empty();
         }
@@ -94,7 +149,7 @@ public class OpenBlockFiles {
             // file kept open is mapped: mapping costs more than one send saves.
             long size = attributes.size();
             ByteBuffer mapped = inMemory && limit > 0 && size >= mapAtLeast ? map(channel, size) : null;
-            opened = new OpenBlockFile(channel, attributes.fileKey(), size, mapped);
+            opened = new OpenBlockFile(path, channel, attributes.fileKey(), size, mapped);
         } catch (NoSuchFileException e) {
             forget(path);
             return Optional.empty();
@@ -164,8 +219,7 @@ public class OpenBlockFiles {
      * Closes the kept files whose name is gone (the block was evicted or freed) or names another file now: an
      * unlinked file's space, memory for a memory level, is only given back once no one holds it open.
      */
-    @Scheduled(every = "${granary.gateway.read.open-files-check}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    void closeStale() {
+    public void closeStale() {
         List<Map.Entry<Path, OpenBlockFile>> kept = new ArrayList<>();
         synchronized (open) {
             open.forEach((path, file) -> kept.add(Map.entry(path, file)));
@@ -200,7 +254,7 @@ public class OpenBlockFiles {
     }
 
     /** How many files are kept open. */
-    int size() {
+    public int size() {
         synchronized (open) {
             return open.size();
         }
@@ -216,8 +270,9 @@ public class OpenBlockFiles {
         }
     }
 
-    @PreDestroy
-    void close() {
+    /** Closes the kept files (those being read stay open until their reads release them). */
+    @Override
+    public void close() {
         List<OpenBlockFile> all;
         synchronized (open) {
             all = List.copyOf(open.values());

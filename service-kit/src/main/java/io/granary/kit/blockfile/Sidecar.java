@@ -1,4 +1,4 @@
-package io.granary.block.store;
+package io.granary.kit.blockfile;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -9,14 +9,13 @@ import java.nio.file.Path;
 import java.util.Properties;
 
 /**
- * The sidecar of a block file ({@code <blockId>.meta}, a properties file): its CRC32C, length, and which file version
- * it belongs to. Plain text so an operator (or a short-circuit reader) can check a block without our code.
+ * The sidecar of a block file ({@code <blockId>.meta} beside it, a properties file): its CRC32C, length, and which
+ * file version it belongs to. Plain text so an operator (or a short-circuit reader) can check a block without our
+ * code.
  */
-record BlockMeta(int crc32c, long length, String path, String etag) {
+public record Sidecar(int crc32c, long length, String path, String etag) {
 
-    static final String SUFFIX = ".meta";
-
-    void write(Path file) throws IOException {
+    public void write(Path file) throws IOException {
         Properties properties = new Properties();
         properties.setProperty("crc32c", Integer.toHexString(crc32c));
         properties.setProperty("length", Long.toString(length));
@@ -28,13 +27,13 @@ record BlockMeta(int crc32c, long length, String path, String etag) {
     }
 
     /** @throws IOException when the sidecar is missing or unreadable: the block cannot be trusted */
-    static BlockMeta read(Path file) throws IOException {
+    public static Sidecar read(Path file) throws IOException {
         Properties properties = new Properties();
         try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             properties.load(in);
         }
         try {
-            return new BlockMeta(Integer.parseUnsignedInt(properties.getProperty("crc32c"), 16),
+            return new Sidecar(Integer.parseUnsignedInt(properties.getProperty("crc32c"), 16),
                     Long.parseLong(properties.getProperty("length")),
                     require(properties, "path"), require(properties, "etag"));
         } catch (RuntimeException e) {
