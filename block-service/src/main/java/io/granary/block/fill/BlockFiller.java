@@ -4,7 +4,7 @@ import io.granary.block.metrics.FillStages;
 import io.granary.block.metrics.FillStages.Stage;
 import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockKey;
-import io.granary.block.store.Reservation;
+import io.granary.block.store.BlockWriter;
 import io.granary.block.store.StoredBlock;
 import io.granary.block.store.TieredStore;
 import io.granary.contracts.block.BlockRef;
@@ -14,15 +14,11 @@ import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.zip.CRC32C;
 
 /**
  * Cache-aside fills with single-flight: however many readers miss the same block at once, one of them reads it
@@ -88,87 +84,79 @@ public class BlockFiller {
     private Optional<StoredBlock> load(BlockKey key, BlockRef ref, String holder) {
         long started = System.nanoTime();
         long blockSize = source.blockSize(key.dataset());
-        Optional<Reservation> room = store.reserve(key, blockSize);
+        Optional<BlockWriter> room = store.reserve(key, blockSize);
         if (room.isEmpty()) {
             LOG.debugf("no level has room for %s: serving it uncached", key);
             return Optional.empty();
         }
-        Reservation reservation = room.get();
-        long length;
-        CRC32C crc = new CRC32C();
         long reserved = System.nanoTime();
         stages.took(Stage.RESERVE, reserved - started);
-        try {
-            length = fromPeer(key, ref, holder, reservation, crc);
-            if (length > 0) {
-                stats.peerFill(length);
-            } else {
-                length = fromUnderStore(key, ref, blockSize, reservation, crc, reserved);
+        try (BlockWriter writer = room.get()) {  // aborted unless committed
+            try {
+                if (fromPeer(key, ref, holder, writer)) {
+                    stats.peerFill(writer.length());
+                } else {
+                    fromUnderStore(key, ref, blockSize, writer, reserved);
+                }
+            } catch (LocalWriteFailed e) {
+                LOG.warnf("cannot store %s in %s (%s): serving it uncached", key, writer.dir().path(),
+                        e.getCause().getMessage());
+                return Optional.empty();
+            } catch (IOException e) {
+                throw new UnderStoreException("reading block " + ref.index() + " of '" + ref.path() + "' failed: "
+                        + e.getMessage(), e);
             }
-        } catch (LocalWriteFailed e) {
-            store.abort(reservation);
-            LOG.warnf("cannot store %s in %s (%s): serving it uncached", key, reservation.dir().path(),
-                    e.getCause().getMessage());
-            return Optional.empty();
-        } catch (IOException e) {
-            store.abort(reservation);
-            throw new UnderStoreException("reading block " + ref.index() + " of '" + ref.path() + "' failed: "
-                    + e.getMessage(), e);
-        } catch (RuntimeException e) {
-            store.abort(reservation);
-            throw e;
-        }
-        if (length == 0) {
-            store.abort(reservation);
-            throw new NoSuchBlockException("'" + ref.path() + "' has no block " + ref.index());
-        }
-        try {
-            long committing = System.nanoTime();
-            StoredBlock block = store.commit(reservation, length, (int) crc.getValue(), ref.path(), ref.etag());
-            stages.took(Stage.COMMIT, System.nanoTime() - committing);
-            return Optional.of(block);
-        } catch (IOException e) {
-            LOG.warnf("cannot store %s (%s): serving it uncached", key, e.getMessage());
-            return Optional.empty();
+            if (writer.length() == 0) {
+                throw new NoSuchBlockException("'" + ref.path() + "' has no block " + ref.index());
+            }
+            try {
+                long committing = System.nanoTime();
+                StoredBlock block = writer.commit(ref.path(), ref.etag());
+                stages.took(Stage.COMMIT, System.nanoTime() - committing);
+                return Optional.of(block);
+            } catch (IOException e) {
+                LOG.warnf("cannot store %s (%s): serving it uncached", key, e.getMessage());
+                return Optional.empty();
+            }
         }
     }
 
     /**
-     * The block from a worker that holds it (its owner until membership changed), or 0 when none does or the hand-over
-     * broke off: the under-store is then read as for any miss.
+     * The block from a worker that holds it (its owner until membership changed); false when none does or the
+     * hand-over broke off: the under-store is then read as for any miss.
      */
-    private long fromPeer(BlockKey key, BlockRef ref, String holder, Reservation reservation, CRC32C crc)
-            throws LocalWriteFailed {
+    private boolean fromPeer(BlockKey key, BlockRef ref, String holder, BlockWriter writer) throws LocalWriteFailed {
         Optional<InputStream> peer = peers.open(key, ref, holder);
         if (peer.isEmpty()) {
-            return 0;
+            return false;
         }
-        try (InputStream in = peer.get();
-             FileChannel out = FileChannel.open(reservation.temp(), StandardOpenOption.WRITE)) {
-            return copy(in, out, crc, reservation);
+        try (InputStream in = peer.get()) {
+            copy(in, writer);
+            return writer.length() > 0;
         } catch (LocalWriteFailed e) {
             throw e;
         } catch (IOException e) {
             LOG.debugf("hand-over of %s broke off (%s): reading the under-store", key, e.getMessage());
-            crc.reset();
-            return 0;
+            return false;
         }
     }
 
-    private long fromUnderStore(BlockKey key, BlockRef ref, long blockSize, Reservation reservation, CRC32C crc,
-                                long reserved) throws IOException {
-        try (InputStream in = source.open(key.dataset(), ref, 0, blockSize);
-             FileChannel out = FileChannel.open(reservation.temp(), StandardOpenOption.WRITE,
-                     StandardOpenOption.TRUNCATE_EXISTING)) {
+    private void fromUnderStore(BlockKey key, BlockRef ref, long blockSize, BlockWriter writer, long reserved)
+            throws IOException {
+        try {
+            writer.restart();  // what a hand-over that broke off wrote
+        } catch (IOException e) {
+            throw new LocalWriteFailed(e);
+        }
+        try (InputStream in = source.open(key.dataset(), ref, 0, blockSize)) {
             stages.took(Stage.FIRST_BYTE, System.nanoTime() - reserved);
-            return copy(in, out, crc, reservation);
+            copy(in, writer);
         }
     }
 
     /** Copies the block, telling a failing under-store (IOException) from a failing local disk (LocalWriteFailed). */
-    private long copy(InputStream in, FileChannel out, CRC32C crc, Reservation reservation) throws IOException {
+    private void copy(InputStream in, BlockWriter writer) throws IOException {
         byte[] chunk = new byte[CHUNK];
-        long total = 0;
         long reading = 0;
         long writing = 0;
         int n;
@@ -177,16 +165,11 @@ public class BlockFiller {
         while ((n = in.readNBytes(chunk, 0, CHUNK)) > 0) {
             long read = System.nanoTime();
             reading += read - mark;
-            total += n;
-            if (total > reservation.bytes()) {
+            if (!writer.fits(n)) {
                 throw new IOException("the under-store sent more than a block");
             }
-            crc.update(chunk, 0, n);
             try {
-                ByteBuffer buffer = ByteBuffer.wrap(chunk, 0, n);
-                while (buffer.hasRemaining()) {
-                    out.write(buffer);
-                }
+                writer.write(chunk, 0, n);
             } catch (IOException e) {
                 throw new LocalWriteFailed(e);
             }
@@ -196,7 +179,6 @@ public class BlockFiller {
         reading += System.nanoTime() - mark;
         stages.took(Stage.BODY, reading);
         stages.took(Stage.WRITE, writing);
-        return total;
     }
 
     private static final class LocalWriteFailed extends IOException {

@@ -7,7 +7,7 @@ import io.granary.block.fill.BlockFiller;
 import io.granary.block.fill.BlockSource;
 import io.granary.block.fill.NoSuchBlockException;
 import io.granary.block.metrics.ReadStats;
-import io.granary.block.store.Reservation;
+import io.granary.block.store.BlockWriter;
 import io.granary.block.store.StoredBlock;
 import io.granary.block.store.TieredStore;
 import io.granary.contracts.block.BlockApi;
@@ -28,7 +28,6 @@ import java.io.InputStream;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.zip.CRC32C;
 
 /**
  * The hot path: {@code GET}, {@code HEAD} and {@code PUT /blocks/{dataset}/{index}?path=&etag=} as plain Vert.x
@@ -260,7 +259,7 @@ public class BlockRoutes {
         }
         HttpServerRequest http = ctx.request();
         http.pause();
-        ctx.vertx().<Optional<Reservation>>executeBlocking(() ->
+        ctx.vertx().<Optional<BlockWriter>>executeBlocking(() ->
                 store.reserve(request.key(), source.blockSize(request.dataset())), false).onComplete(reserved -> {
             if (reserved.failed()) {
                 problem(ctx, reserved.cause());
@@ -272,24 +271,23 @@ public class BlockRoutes {
         });
     }
 
-    private void receive(RoutingContext ctx, BlockRequest request, Reservation reservation) {
+    private void receive(RoutingContext ctx, BlockRequest request, BlockWriter writer) {
         HttpServerRequest http = ctx.request();
-        CRC32C crc = new CRC32C();
         long[] received = {0};
-        ctx.vertx().fileSystem().open(reservation.temp().toString(), new OpenOptions().setWrite(true))
+        ctx.vertx().fileSystem().open(writer.temp().toString(), new OpenOptions().setWrite(true))
                 .onFailure(e -> {
-                    store.abort(reservation);
+                    writer.abort();
                     problem(ctx, Problem.of(507, "Insufficient Storage", "cannot write the block: " + e.getMessage(),
                             null));
                 })
                 .onSuccess(file -> {
-                    http.exceptionHandler(e -> file.close().onComplete(closed -> store.abort(reservation)));
+                    http.exceptionHandler(e -> file.close().onComplete(closed -> writer.abort()));
                     http.handler(chunk -> {
                         received[0] += chunk.length();
-                        if (received[0] > reservation.bytes()) {
+                        if (received[0] > writer.room()) {
                             return;  // answered 413 at the end
                         }
-                        crc.update(chunk.getByteBuf().nioBuffer());
+                        writer.wrote(chunk.getByteBuf().nioBuffer());
                         file.write(chunk);
                         if (file.writeQueueFull()) {
                             http.pause();
@@ -297,32 +295,32 @@ public class BlockRoutes {
                         }
                     });
                     http.endHandler(end -> file.close().onComplete(closed ->
-                            commit(ctx, request, reservation, received[0], crc, closed.failed() ? closed.cause() : null)));
+                            commit(ctx, request, writer, received[0], closed.failed() ? closed.cause() : null)));
                     http.resume();
                 });
     }
 
-    private void commit(RoutingContext ctx, BlockRequest request, Reservation reservation, long length, CRC32C crc,
+    private void commit(RoutingContext ctx, BlockRequest request, BlockWriter writer, long length,
                         Throwable writeFailure) {
-        if (writeFailure != null || length == 0 || length > reservation.bytes()) {
-            store.abort(reservation);
+        if (writeFailure != null || length == 0 || length > writer.room()) {
+            writer.abort();
             problem(ctx, writeFailure != null
                     ? Problem.of(507, "Insufficient Storage", "cannot write the block: " + writeFailure.getMessage(), null)
                     : length == 0 ? Problem.of(400, "Bad Request", "a block has at least one byte", "body")
-                    : Problem.of(413, "Content Too Large", "a block of this dataset has at most " + reservation.bytes()
+                    : Problem.of(413, "Content Too Large", "a block of this dataset has at most " + writer.room()
                     + " bytes", "body"));
             return;
         }
-        ctx.vertx().executeBlocking(() -> store.commit(reservation, length, (int) crc.getValue(),
-                request.ref().path(), request.ref().etag()), false).onComplete(committed -> {
-            if (committed.failed()) {
-                problem(ctx, committed.cause());
-                return;
-            }
-            StoredBlock block = committed.result();
-            respond(ctx, 201, Map.of("blockId", block.key().id().toString(), "bytes", block.length(),
-                    "level", block.medium().name()));
-        });
+        ctx.vertx().executeBlocking(() -> writer.commit(request.ref().path(), request.ref().etag()), false)
+                .onComplete(committed -> {
+                    if (committed.failed()) {
+                        problem(ctx, committed.cause());
+                        return;
+                    }
+                    StoredBlock block = committed.result();
+                    respond(ctx, 201, Map.of("blockId", block.key().id().toString(), "bytes", block.length(),
+                            "level", block.medium().name()));
+                });
     }
 
     private static BlockRequest request(RoutingContext ctx) {

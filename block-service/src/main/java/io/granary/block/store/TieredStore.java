@@ -3,13 +3,11 @@ package io.granary.block.store;
 import io.granary.contracts.worker.Tier;
 import io.granary.kit.blockfile.BlockFileWriter;
 import io.granary.kit.blockfile.BlockFiles;
-import io.granary.kit.blockfile.Sidecar;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -95,10 +93,11 @@ public final class TieredStore {
     }
 
     /**
-     * Room for a block of at most {@code bytes} in the fastest level that has it, evicting if no level has; empty
-     * when no level can take it at all (the caller serves the block without storing it).
+     * Room for a block of at most {@code bytes} in the fastest level that has it, evicting if no level has, and the
+     * writer its bytes go through; empty when no level can take it at all (the caller serves the block without
+     * storing it).
      */
-    public Optional<Reservation> reserve(BlockKey key, long bytes) {
+    public Optional<BlockWriter> reserve(BlockKey key, long bytes) {
         Optional<Reservation> reservation = tryReserve(key, bytes, 0);
         if (reservation.isEmpty()) {
             for (Level level : levels) {
@@ -111,42 +110,15 @@ public final class TieredStore {
                 }
             }
         }
-        return reservation;
+        return reservation.map(room -> new BlockWriter(this, room));
     }
 
-    /**
-     * Makes the written temporary file the block: sidecar first, then the rename, so a visible block file always
-     * has its checksum beside it. Replaces an older copy of the same block.
-     */
-    public StoredBlock commit(Reservation reservation, long length, int crc32c, String path, String etag)
-            throws IOException {
-        if (length > reservation.bytes()) {
-            abort(reservation);
-            throw new IllegalArgumentException("block " + reservation.key() + " has " + length
-                    + " bytes, more than the " + reservation.bytes() + " reserved");
-        }
-        BlockKey key = reservation.key();
-        LevelDir dir = reservation.dir();
-        try {
-            remove(key);
-            BlockFileWriter.install(reservation.temp(), dir.blockFile(key), new Sidecar(crc32c, length, path, etag));
-        } catch (IOException e) {
-            abort(reservation);
-            throw e;
-        }
-        StoredBlock block = new StoredBlock(key, path, etag, length, crc32c, dir);
-        dir.add(length);
-        dir.level().release(reservation.bytes());
-        index.put(key, block);
-        dir.level().policy().admitted(key);
+    /** Indexes a block a {@link BlockWriter} installed: held from now on, and its level evicted from if need be. */
+    void admit(StoredBlock block) {
+        index.put(block.key(), block);
+        block.dir().level().policy().admitted(block.key());
         listener.cached(block);
-        evictIfAboveHigh(dir.level());
-        return block;
-    }
-
-    public void abort(Reservation reservation) {
-        BlockFileWriter.deleteQuietly(reservation.temp());
-        reservation.dir().level().release(reservation.bytes());
+        evictIfAboveHigh(block.dir().level());
     }
 
     /**
@@ -263,7 +235,8 @@ public final class TieredStore {
         return new Eviction(blocks, bytes);
     }
 
-    private void remove(BlockKey key) {
+    /** Drops the block's copy held now, if any: a new one is about to take its place. */
+    void remove(BlockKey key) {
         StoredBlock old = index.remove(key);
         if (old != null) {
             forget(old);
@@ -308,8 +281,8 @@ public final class TieredStore {
     }
 
     /**
-     * Moves a block to the next level: copied and installed there, indexed there, then removed here, so a reader
-     * always finds a whole file. False when there is no next level or it has no room even after its own
+     * Moves a block to the next level: copied there ({@link BlockWriter#copy}), indexed there, then removed here, so
+     * a reader always finds a whole file. False when there is no next level or it has no room even after its own
      * eviction.
      */
     private boolean demote(StoredBlock block) {
@@ -329,23 +302,16 @@ public final class TieredStore {
                 return false;
             }
         }
-        Reservation moving = reservation.get();
-        StoredBlock moved = new StoredBlock(block.key(), block.path(), block.etag(), block.length(), block.crc32c(),
-                moving.dir());
+        StoredBlock moved;
         try {
-            Files.copy(block.file(), moving.temp(), StandardCopyOption.REPLACE_EXISTING);
-            BlockFileWriter.install(moving.temp(), moved.file(),
-                    new Sidecar(block.crc32c(), block.length(), block.path(), block.etag()));
+            moved = new BlockWriter(this, reservation.get()).copy(block);
         } catch (IOException e) {
-            abort(moving);
             LOG.warnf("cannot move block %s to %s (%s): evicting it", block.key(), lower, e.getMessage());
             return false;
         }
-        moving.dir().add(block.length());
-        lower.release(moving.bytes());
         if (!index.replace(block.key(), block, moved)) {
             // Replaced or dropped while we copied: the copy is not needed.
-            moving.dir().add(-block.length());
+            moved.dir().add(-block.length());
             BlockFileWriter.delete(moved.file());
             return true;
         }

@@ -18,7 +18,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -109,7 +108,9 @@ class TieredStoreTest {
     void aBlockNoLevelCanHoldIsRefused() {
         TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 64 * KIB, 0.95, 0.7));
         assertThat(store.reserve(key(1), 65 * KIB)).isEmpty();
-        assertThat(store.reserve(key(1), 64 * KIB)).isPresent();
+        try (BlockWriter writer = store.reserve(key(1), 64 * KIB).orElseThrow()) {
+            assertThat(writer.room()).isEqualTo(64 * KIB);
+        }
     }
 
     @Test
@@ -238,11 +239,10 @@ class TieredStoreTest {
 
     private StoredBlock put(TieredStore store, BlockKey key, String path, String etag, int length) throws IOException {
         byte[] content = content(key, length);
-        Reservation reservation = store.reserve(key, length).orElseThrow();
-        Files.write(reservation.temp(), content);
-        CRC32C crc = new CRC32C();
-        crc.update(content);
-        return store.commit(reservation, length, (int) crc.getValue(), path, etag);
+        try (BlockWriter writer = store.reserve(key, length).orElseThrow()) {
+            writer.write(content, 0, length);
+            return writer.commit(path, etag);
+        }
     }
 
     private static byte[] content(BlockKey key, int length) {
