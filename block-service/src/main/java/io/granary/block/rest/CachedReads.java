@@ -1,0 +1,148 @@
+package io.granary.block.rest;
+
+import io.granary.block.config.BlockConfig;
+import io.granary.block.fill.BlockFiller;
+import io.granary.block.metrics.ReadStats;
+import io.granary.block.store.StoredBlock;
+import io.granary.block.store.TieredStore;
+import io.granary.contracts.block.BlockApi;
+import io.granary.contracts.block.ByteRange;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A reader's {@code GET} and {@code HEAD} of a block: a hit is sent from its file on the event loop with
+ * {@code sendfile} (zero-copy, no buffer in the JVM). A miss is filled on a worker thread ({@link BlockFiller}) and
+ * then sent, or streamed from the under-store when no level can store it ({@link BypassStream}); a sampled hit, and
+ * one whose file was written to since it was installed, is checked against its checksum there first.
+ */
+@ApplicationScoped
+class CachedReads {
+
+    private static final Logger LOG = Logger.getLogger(CachedReads.class);
+
+    private final TieredStore store;
+    private final BlockFiller filler;
+    private final BypassStream bypass;
+    private final ReadStats stats;
+    private final Replies replies;
+    private final double verifySample;
+
+    CachedReads(TieredStore store, BlockFiller filler, BypassStream bypass, ReadStats stats, Replies replies,
+                BlockConfig config) {
+        this.store = store;
+        this.filler = filler;
+        this.bypass = bypass;
+        this.stats = stats;
+        this.replies = replies;
+        this.verifySample = config.verifySample();
+    }
+
+    void get(RoutingContext ctx, BlockRequest request, ByteRange range) {
+        Optional<StoredBlock> held = store.find(request.key());
+        // A sampled hit, or one whose file was written to since it was installed, is checksummed first, off the event
+        // loop; the rest go straight to sendfile.
+        if (held.isPresent() && (verifySample <= 0 || ThreadLocalRandom.current().nextDouble() >= verifySample)
+                && store.sealed(held.get())) {
+            stats.hit(request.dataset(), held.get().medium());
+            send(ctx, request, range, held.get(), BlockApi.HIT, true);
+            return;
+        }
+        fillThenSend(ctx, request, range, held.orElse(null));
+    }
+
+    /**
+     * The head a GET would answer, the block filled first on a miss as a GET fills it: how the gateway on this node
+     * has a block filled before it sends it from its file itself. A body-less route, where a one-block
+     * {@code POST /blocks/load} cost a JSON request and answer and a REST resource per cold file. Short-circuit
+     * reads are counted by the gateway's reports, as for loads.
+     */
+    void head(RoutingContext ctx, BlockRequest request) {
+        Optional<StoredBlock> held = store.find(request.key());
+        if (held.isPresent() && store.sealed(held.get())) {
+            answerHead(ctx.response(), held.get(), BlockApi.HIT);
+            return;
+        }
+        // A file written to since it was installed is checked first: kept if whole, filled again if damaged.
+        ctx.vertx().executeBlocking(() -> held.isPresent() && store.verify(held.get())
+                ? new Served(held.get(), BlockApi.HIT)
+                : filler.fill(request.key(), request.ref()).map(block -> new Served(block, BlockApi.MISS))
+                        .orElse(new Served(null, BlockApi.BYPASS)), false).onComplete(filled -> {
+            if (filled.failed()) {
+                replies.problem(ctx, filled.cause());
+            } else if (filled.result().block() == null) {
+                ctx.response().putHeader(BlockApi.CACHE_HEADER, BlockApi.BYPASS).end();
+            } else {
+                answerHead(ctx.response(), filled.result().block(), filled.result().how());
+            }
+        });
+    }
+
+    private static void answerHead(HttpServerResponse response, StoredBlock block, String how) {
+        response.putHeader(BlockApi.CACHE_HEADER, how)
+                .putHeader(BlockApi.LEVEL_HEADER, block.medium().name())
+                .putHeader(BlockApi.BLOCK_LENGTH_HEADER, Long.toString(block.length()))
+                .putHeader("Content-Length", Long.toString(block.length()))
+                .putHeader("Accept-Ranges", "bytes")
+                .end();
+    }
+
+    private void fillThenSend(RoutingContext ctx, BlockRequest request, ByteRange range, StoredBlock toVerify) {
+        ctx.vertx().<Served>executeBlocking(() -> {
+            if (toVerify != null && store.verify(toVerify)) {
+                stats.hit(request.dataset(), toVerify.medium());
+                return new Served(toVerify, BlockApi.HIT);
+            }
+            Optional<StoredBlock> block = filler.fill(request.key(), request.ref());
+            stats.miss(request.dataset(), block.isPresent());
+            return new Served(block.orElse(null), block.isPresent() ? BlockApi.MISS : BlockApi.BYPASS);
+        }, false).onComplete(result -> {
+            if (result.failed()) {
+                replies.problem(ctx, result.cause());
+            } else if (result.result().block() == null) {
+                bypass.send(ctx, request, range);
+            } else {
+                send(ctx, request, range, result.result().block(), result.result().how(), false);
+            }
+        });
+    }
+
+    /** The block a read is answered with, and how it was had ({@link BlockApi#CACHE_HEADER}); null: not stored. */
+    private record Served(StoredBlock block, String how) {
+    }
+
+    private void send(RoutingContext ctx, BlockRequest request, ByteRange range, StoredBlock block, String how,
+                      boolean retryIfGone) {
+        HttpServerResponse response = ctx.response();
+        ByteRange.Slice slice = range == null ? new ByteRange.Slice(0, block.length()) : range.resolve(block.length());
+        response.putHeader(BlockApi.CACHE_HEADER, how)
+                .putHeader(BlockApi.LEVEL_HEADER, block.medium().name())
+                .putHeader(BlockApi.BLOCK_LENGTH_HEADER, Long.toString(block.length()))
+                .putHeader("Accept-Ranges", "bytes");
+        if (slice == null) {
+            response.setStatusCode(416).putHeader("Content-Range", "bytes */" + block.length()).end();
+            return;
+        }
+        if (range != null) {
+            response.setStatusCode(206).putHeader("Content-Range", slice.contentRange(block.length()));
+        }
+        response.sendFile(block.file().toString(), slice.offset(), slice.length()).onComplete(sent -> {
+            if (sent.succeeded()) {
+                stats.served(request.dataset(), slice.length(), block.medium());
+            } else if (retryIfGone && !response.headWritten()) {
+                // Moved to a lower level or evicted between lookup and open: look again (and fill if need be).
+                LOG.debugf("block %s moved while being sent: %s", block.key(), sent.cause().getMessage());
+                response.headers().clear();
+                response.setStatusCode(200);
+                fillThenSend(ctx, request, range, null);
+            } else if (!response.ended()) {
+                response.reset();
+            }
+        });
+    }
+}
