@@ -41,17 +41,11 @@ public class ObjectOps {
      * GetObject of a part: an object written whole is its only part, so part 1 is all of it. Where a multipart
      * upload's parts begin is not kept (the ETag says only how many there were), so their parts are not served.
      */
-    private static void checkWholeObjectPart(String partNumber, FileInfo file) {
-        int number;
-        try {
-            number = Integer.parseInt(partNumber);
-        } catch (NumberFormatException e) {
-            throw S3Exception.invalidArgument("Part number must be an integer between 1 and 10000, inclusive");
-        }
+    private static void checkWholeObjectPart(int partNumber, FileInfo file) {
         if (MULTIPART_ETAG.matcher(file.etag()).matches()) {
             throw S3Exception.notImplemented("GetObject of one part of an object uploaded in parts");
         }
-        if (number != 1) {
+        if (partNumber != 1) {
             throw new S3Exception(400, "InvalidPart", "The requested partnumber is not satisfiable: the object has one part");
         }
     }
@@ -95,7 +89,7 @@ public class ObjectOps {
             return response.setStatusCode(304).end();
         }
         if (request.http().query() != null && request.param("partNumber") != null) {
-            checkWholeObjectPart(request.param("partNumber"), file);
+            checkWholeObjectPart(request.partNumber(), file);
         }
         headers(request, response, file);
         ByteRange range = ByteRange.parse(request.header("Range"));

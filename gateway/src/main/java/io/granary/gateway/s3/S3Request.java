@@ -54,6 +54,25 @@ public record S3Request(HttpServerRequest http, String bucket, String key, Strin
         return false;
     }
 
+    /**
+     * The part the query names ({@code partNumber}), as UploadPart and GetObject take it.
+     *
+     * @throws S3Exception InvalidArgument when it is missing or not an integer from 1 to 10,000
+     */
+    public int partNumber() {
+        String text = param("partNumber");
+        try {
+            int number = Integer.parseInt(text);
+            if (number >= 1 && number <= 10_000) {
+                return number;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw S3Exception.invalidArgument("Part number must be an integer between 1 and 10000, inclusive, not '"
+                + text + "'");
+    }
+
     public String header(String name) {
         return http.getHeader(name);
     }

@@ -271,12 +271,12 @@ public class S3Routes {
                         FileInfo from = copy.source().file();
                         CopySource.Range range = CopySource.range(request.header("x-amz-copy-source-range"), from.size());
                         return writes.copyPart(copy.source().dataset(), from, range.first(), range.length(),
-                                copy.target(), request.key(), request.param("uploadId"), partNumber(request));
+                                copy.target(), request.key(), request.param("uploadId"), request.partNumber());
                     })
                     .compose(etag -> ok(response, copyResult("CopyPartResult", etag, Instant.now())));
             case UPLOAD_PART -> blocking(ctx, () -> writable(request))
                     .compose(dataset -> writes.uploadPart(request.http(), principal, dataset, request.key(),
-                            request.param("uploadId"), partNumber(request)))
+                            request.param("uploadId"), request.partNumber()))
                     .compose(etag -> response.putHeader("ETag", S3Responses.etag(etag)).end());
             case CREATE_MULTIPART_UPLOAD -> blocking(ctx, () -> {
                 Dataset dataset = writable(request);
@@ -438,20 +438,6 @@ public class S3Routes {
                     + "size: " + userBytes + " bytes of at most " + ObjectMetadata.MAX_USER_BYTES);
         }
         return metadata;
-    }
-
-    private static int partNumber(S3Request request) {
-        String text = request.param("partNumber");
-        try {
-            int number = Integer.parseInt(text);
-            if (number >= 1 && number <= 10_000) {
-                return number;
-            }
-        } catch (NumberFormatException e) {
-            // answered below
-        }
-        throw S3Exception.invalidArgument("Part number must be an integer between 1 and 10000, inclusive, not '"
-                + text + "'");
     }
 
     private static Future<Void> ok(HttpServerResponse response, String xml) {
