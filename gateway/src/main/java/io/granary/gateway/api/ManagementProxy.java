@@ -117,7 +117,9 @@ public class ManagementProxy {
         Caller caller = AccessFilter.caller(ctx);
         ctx.put(AccessFilter.FORWARDED, true);
         HttpServerRequest in = ctx.request();
-        RequestOptions options = new RequestOptions().setServer(owner).setMethod(in.method()).setURI(in.uri());
+        // The path as it was routed here: the owner sees the call the gateway's access filter let through.
+        String uri = in.query() == null ? ctx.normalizedPath() : ctx.normalizedPath() + '?' + in.query();
+        RequestOptions options = new RequestOptions().setServer(owner).setMethod(in.method()).setURI(uri);
         in.headers().forEach(header -> {
             if (!NOT_FORWARDED.contains(header.getKey().toLowerCase(Locale.ROOT))) {
                 options.addHeader(header.getKey(), header.getValue());

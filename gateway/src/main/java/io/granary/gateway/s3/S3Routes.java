@@ -3,6 +3,7 @@ package io.granary.gateway.s3;
 import io.granary.gateway.client.NearCache;
 import io.granary.gateway.console.Console;
 import io.granary.gateway.metrics.GatewayMetrics;
+import io.granary.kit.security.AccessFilter;
 import io.granary.kit.security.Caller;
 import io.granary.kit.sigv4.Principal;
 import io.vertx.core.Future;
@@ -21,7 +22,7 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * The S3 API at the gateway's root, path-style (bucket = dataset, key = path in it), as plain Vert.x routes: bodies
  * stream both ways and a warm read is sent zero-copy, which a REST resource would get in the way of. {@code /q/**}
- * (health, metrics, OpenAPI) and {@code /api/**} (the management API) are left to their own routes.
+ * (health, metrics, OpenAPI), {@code /api/**} (the management API) and the console are left to their own routes.
  *
  * <p>The pipeline every S3 request goes through: its id and headers, its metrics, which operation it is, CORS, who
  * signed it and whether they may; then {@link S3Dispatch} answers it, and {@link S3Errors} whatever went wrong.
@@ -35,6 +36,7 @@ public class S3Routes {
     private static final CharSequence CONTENT_TYPE_OPTIONS = HttpHeaders.createOptimized("X-Content-Type-Options");
     private static final CharSequence NOSNIFF = HttpHeaders.createOptimized("nosniff");
 
+    private final AccessFilter access;
     private final Authenticator authenticator;
     private final Permissions permissions;
     private final NearCache near;
@@ -42,8 +44,9 @@ public class S3Routes {
     private final S3Dispatch dispatch;
     private final GatewayMetrics metrics;
 
-    S3Routes(Authenticator authenticator, Permissions permissions, NearCache near, Targets targets,
-             S3Dispatch dispatch, GatewayMetrics metrics) {
+    S3Routes(AccessFilter access, Authenticator authenticator, Permissions permissions, NearCache near,
+             Targets targets, S3Dispatch dispatch, GatewayMetrics metrics) {
+        this.access = access;
         this.authenticator = authenticator;
         this.permissions = permissions;
         this.near = near;
@@ -57,8 +60,7 @@ public class S3Routes {
     }
 
     private void handle(RoutingContext ctx) {
-        String path = ctx.request().path();
-        if (path.startsWith("/q/") || path.equals("/q") || path.startsWith("/api/") || Console.serves(path)) {
+        if (!serves(ctx.normalizedPath())) {
             ctx.next();
             return;
         }
@@ -79,6 +81,15 @@ public class S3Routes {
         }
         answer(ctx, parsed.request(), parsed.operation())
                 .onFailure(failure -> S3Errors.fail(parsed.request(), failure, requestId));
+    }
+
+    /**
+     * Whether a path is the S3 API's: any but Quarkus's ({@code /q}), the console's and the management API's, which
+     * are those the access filter guards. Asked of the normalised path, the one the filter and the other routes
+     * match, so that no spelling of a path is S3 to one of them and management to another.
+     */
+    private boolean serves(String path) {
+        return !AccessFilter.quarkus(path) && !access.guards(path) && !Console.serves(path);
     }
 
     /**

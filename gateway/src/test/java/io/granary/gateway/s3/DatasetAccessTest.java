@@ -160,6 +160,22 @@ class DatasetAccessTest {
                 "/api/v1/datasets/signed", null, null).statusCode()).isEqualTo(204);
     }
 
+    @Test
+    void aManagementPathIsOneHoweverItIsSpelt() throws Exception {
+        // The access filter reads the normalised path; were the S3 routes to read the raw one, these were buckets.
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        String root = gateway.toString().replaceAll("/$", "");
+        for (String path : new String[] {"/%61pi/v1/datasets/team-a", "/team-a/../api/v1/datasets/team-a"}) {
+            HttpResponse<String> got = http.send(HttpRequest.newBuilder(URI.create(root + path))
+                            .header("Authorization", Identities.TEAM_A_READER.authorization()).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(got.statusCode()).as(path + ": " + got.body()).isEqualTo(200);
+            assertThat(got.headers().firstValue("Content-Type")).as(path).hasValueSatisfying(type ->
+                    assertThat(type).startsWith("application/json"));
+            assertThat(got.body()).as(path).contains("\"team-a\"");
+        }
+    }
+
     private static void assertDenied(ThrowingCallable call) {
         assertThatThrownBy(call).isInstanceOfSatisfying(S3Exception.class, e -> {
             assertThat(e.statusCode()).isEqualTo(403);

@@ -70,8 +70,7 @@ public class AccessFilter {
     }
 
     private void handle(RoutingContext ctx) {
-        String path = ctx.normalizedPath();
-        if (path.startsWith("/q/") || path.equals("/q") || !guarded(path)) {
+        if (!guards(ctx.normalizedPath())) {
             ctx.next();
             return;
         }
@@ -87,8 +86,21 @@ public class AccessFilter {
         }
     }
 
-    /** A loop, not a stream: the gateway asks this of every S3 request. */
-    private boolean guarded(String path) {
+    /** Health, metrics and OpenAPI ({@code /q}): Quarkus's own, never guarded. */
+    public static boolean quarkus(String path) {
+        return path.startsWith("/q/") || path.equals("/q");
+    }
+
+    /**
+     * Whether a request to this path, normalised as {@link RoutingContext#normalizedPath()} has it, must pass the
+     * filter: one of {@code granary.security.paths}, never {@code /q}. On the gateway that is what the management
+     * API is, and its S3 routes leave these paths alone. A loop, not a stream: the gateway asks this of every S3
+     * request.
+     */
+    public boolean guards(String path) {
+        if (quarkus(path)) {
+            return false;
+        }
         for (String prefix : guarded) {
             if (path.startsWith(prefix)) {
                 return true;
