@@ -21,6 +21,7 @@ import org.junit.jupiter.api.TestInstance;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.Bucket;
@@ -158,6 +159,44 @@ class DatasetAccessTest {
                 null, null).statusCode()).isEqualTo(403);
         assertThat(Signed.send(gateway, S3Resource.ACCESS_KEY, S3Resource.SECRET_KEY, "DELETE",
                 "/api/v1/datasets/signed", null, null).statusCode()).isEqualTo(204);
+    }
+
+    @Test
+    void aSignedManagementCallThatChangesSomethingSignsItsBody() throws Exception {
+        String admin = S3Resource.ACCESS_KEY;
+        String secret = S3Resource.SECRET_KEY;
+        byte[] spec = Datasets.spec("signed-body", "1MiB", Datasets.s3Mount("team-a", s3Endpoint))
+                .getBytes(StandardCharsets.UTF_8);
+        HttpResponse<String> unsigned = Signed.send(Signed.request(gateway, admin, secret, "POST", "/api/v1/datasets",
+                        spec, sign -> sign.putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, false))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(spec)).build());
+        assertThat(unsigned.statusCode()).as(unsigned.body()).isEqualTo(403);
+        assertThat(unsigned.headers().firstValue("Content-Type")).contains("application/problem+json");
+        assertThat(unsigned.body()).contains("UNSIGNED-PAYLOAD");
+        HttpResponse<String> presigned = Signed.send(Signed.request(gateway, admin, secret, "DELETE",
+                        "/api/v1/datasets/no-such", null, sign -> sign
+                                .putProperty(AwsV4HttpSigner.AUTH_LOCATION, AwsV4HttpSigner.AuthLocation.QUERY_STRING)
+                                .putProperty(AwsV4HttpSigner.EXPIRATION_DURATION, Duration.ofMinutes(5))
+                                .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, false))
+                .DELETE().build());
+        assertThat(presigned.statusCode()).as(presigned.body()).isEqualTo(403);
+        HttpResponse<String> chunked = Signed.send(Signed.request(gateway, admin, secret, "POST", "/api/v1/datasets",
+                        new byte[0], sign -> { })
+                .POST(HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofByteArray(spec))).build());
+        assertThat(chunked.statusCode()).as("a body sent in chunks under the hash of none: " + chunked.body())
+                .isEqualTo(411);
+        assertThat(Signed.send(gateway, admin, secret, "POST", "/api/v1/datasets", "{}".getBytes(), spec)
+                .statusCode()).as("a body that is not the signed one").isEqualTo(400);
+
+        HttpResponse<String> created = Signed.send(gateway, admin, secret, "POST", "/api/v1/datasets", spec, spec);
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        HttpResponse<String> read = Signed.send(Signed.request(gateway, admin, secret, "GET",
+                        "/api/v1/datasets/signed-body", null,
+                        sign -> sign.putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, false))
+                .GET().build());
+        assertThat(read.statusCode()).as("a read needs no signed body: " + read.body()).isEqualTo(200);
+        assertThat(Signed.send(gateway, admin, secret, "DELETE", "/api/v1/datasets/signed-body", null, null)
+                .statusCode()).isEqualTo(204);
     }
 
     @Test

@@ -149,7 +149,10 @@ public class AccessFilter {
             return;
         }
         String sha256 = caller.payloadSha256();
-        if (sha256 == null || sha256.equals(EMPTY_SHA256) && ctx.request().getHeader(HttpHeaders.CONTENT_LENGTH) == null) {
+        // Nothing to check: a read's unsigned payload, or the hash of no body and none declared. A body sent in
+        // chunks declares no Content-Length either: it is refused below (411), never let through unchecked.
+        if (sha256 == null || sha256.equals(EMPTY_SHA256) && ctx.request().getHeader(HttpHeaders.CONTENT_LENGTH) == null
+                && ctx.request().getHeader(HttpHeaders.TRANSFER_ENCODING) == null) {
             decide(ctx, caller.caller());
             return;
         }

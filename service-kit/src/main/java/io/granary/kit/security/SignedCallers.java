@@ -6,6 +6,8 @@ import io.granary.kit.sigv4.IncomingRequest;
 import io.granary.kit.sigv4.PayloadMode;
 import io.granary.kit.sigv4.Principal;
 import io.granary.kit.sigv4.SigV4Verifier;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -13,7 +15,7 @@ import java.time.Clock;
 
 /**
  * Callers who sign a management call with AWS Signature V4, with the S3 keys of their identity, as any AWS-signing
- * client (and the CLI) can: on every service's port, the gateway's included.
+ * client can: on every service's port, the gateway's included. A call that changes something signs its body.
  */
 @ApplicationScoped
 public class SignedCallers {
@@ -35,7 +37,10 @@ public class SignedCallers {
                 shared.region(), false, Clock.systemUTC());
     }
 
-    /** @throws Refused when the signature does not check out, or the body is streamed (aws-chunked) */
+    /**
+     * @throws Refused when the signature does not check out, the body is streamed (aws-chunked), or the call writes
+     *                 (any method but GET and HEAD) and its signature does not cover its body
+     */
     public Signed verify(HttpServerRequest http) {
         Principal principal;
         try {
@@ -45,6 +50,15 @@ public class SignedCallers {
         }
         if (principal.payload() != PayloadMode.SIGNED && principal.payload() != PayloadMode.UNSIGNED) {
             throw new Refused(400, "a management call's body is signed whole or not at all, never streamed");
+        }
+        // A presigned URL is handed to others to use as they like, and an unsigned payload lets anyone who sees the
+        // request send its signature with another body: neither may change anything.
+        boolean writes = http.method() != HttpMethod.GET && http.method() != HttpMethod.HEAD;
+        boolean presigned = http.getHeader(HttpHeaders.AUTHORIZATION) == null;  // verified, so signed in its URL
+        if (writes && (presigned || principal.payload() != PayloadMode.SIGNED)) {
+            throw new Refused(403, "a management call that changes something must sign its body: in the "
+                    + "Authorization header, with the body's SHA-256 as x-amz-content-sha256 (that of no body for "
+                    + "none), never UNSIGNED-PAYLOAD nor in a presigned URL");
         }
         Caller caller = access.byAccessKey(principal.accessKeyId()).map(AccessList.Keyed::caller)
                 .orElseThrow(() -> new Refused(401, "the access key is not known"));
