@@ -21,6 +21,9 @@ import java.util.function.Consumer;
  */
 public final class MountedStores implements AutoCloseable {
 
+    /** Every operation a request is counted under: a counter of each can be there, at zero, before the first. */
+    public static final List<String> COUNTED_OPERATIONS = CountedUnderStore.OPERATIONS;
+
     private final UnderStores opener;
     private final Consumer<String> requests;
     private final long closeAfterMillis;

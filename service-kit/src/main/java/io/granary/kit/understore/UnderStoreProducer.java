@@ -8,7 +8,9 @@ import io.granary.ufs.MountedStores;
 import io.granary.ufs.UnderStoreException;
 import io.granary.ufs.UnderStores;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 
@@ -44,6 +46,11 @@ public class UnderStoreProducer {
         } catch (SecretException e) {
             throw new UnderStoreException(e.getMessage(), e);
         }
+    }
+
+    /** The request counters, at zero from the start: a service that never touched an under-store still says so. */
+    void countFromStart(@Observes StartupEvent start, MeterRegistry metrics) {
+        MountedStores.COUNTED_OPERATIONS.forEach(op -> metrics.counter("granary.understore.requests", "op", op));
     }
 
     void close(@Disposes MountedStores stores) {
