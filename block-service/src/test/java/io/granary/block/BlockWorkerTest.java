@@ -7,7 +7,7 @@ import io.granary.block.store.BlockKey;
 import io.granary.block.store.BlockListener;
 import io.granary.block.store.LevelSpec;
 import io.granary.block.store.LruPolicy;
-import io.granary.block.store.TieredStore;
+import io.granary.block.store.BlockStore;
 import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.events.BlockEvent;
@@ -156,7 +156,7 @@ class BlockWorkerTest {
         int held = given().get("/blocks/stats").jsonPath().getInt("blocks");
 
         // What the worker does when it starts: open its levels and index what is there, checksumming each block.
-        TieredStore restarted = TieredStore.open(List.of(
+        BlockStore restarted = BlockStore.open(List.of(
                         new LevelSpec(Medium.MEM, List.of(work.resolve("levels/mem")), 160L * MIB, 0.95, 0.7),
                         new LevelSpec(Medium.SSD, List.of(work.resolve("levels/ssd")), 512L * MIB, 0.95, 0.7)),
                 LruPolicy::new, BlockListener.NONE, true);
@@ -353,8 +353,8 @@ class BlockWorkerTest {
                 HeartbeatEvent last = json.readValue(kafka.consumeStrings()
                         .fromTopics(Topics.WORKER_HEARTBEATS, Duration.ofSeconds(3)).awaitCompletion()
                         .getLastRecord().value(), HeartbeatEvent.class);
-                assertThat(last.tiers()).extracting(tier -> tier.medium()).containsExactly(Medium.MEM, Medium.SSD);
-                assertThat(last.tiers().get(0).usedBytes()).isPositive();
+                assertThat(last.levels()).extracting(level -> level.medium()).containsExactly(Medium.MEM, Medium.SSD);
+                assertThat(last.levels().get(0).usedBytes()).isPositive();
                 assertThat(last.hits()).isPositive();
                 assertThat(last.datasets().get("reads").hits()).isPositive();
             });

@@ -166,7 +166,7 @@ class GranaryCliTest {
         JsonNode workers = json.readTree(granary("workers", "-o", "json").out());
         assertThat(workers.get(0).get("live").asBoolean()).isTrue();
         assertThat(workers.get(0).get("startedAt").asText()).isNotEmpty();
-        assertThat(workers.get(0).get("tiers").get(0).get("quotaBytes").asLong()).isPositive();
+        assertThat(workers.get(0).get("levels").get(0).get("quotaBytes").asLong()).isPositive();
         assertThat(granary("workers").out()).contains("live", "MEM");
 
         Run top = granary("top", "--count", "2", "--interval", "0.5");

@@ -27,7 +27,7 @@ import io.granary.contracts.events.ReadCounters;
 import io.granary.contracts.events.Topics;
 import io.granary.contracts.worker.DrainStatus;
 import io.granary.contracts.worker.Medium;
-import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.WorkerLevel;
 import io.granary.contracts.worker.Worker;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +45,7 @@ class JsonRoundTripTest {
     private static final Instant AT = Instant.parse("2026-11-23T08:30:00Z");
     private static final Mount MOUNT = new Mount("s3://train/imagenet", null,
             Map.of("endpoint", "http://127.0.0.1:9000", "region", "us-east-1"), "minio");
-    private static final Tier MEM = new Tier(Medium.MEM, "/dev/shm/granary", 2L << 30, 1L << 20);
+    private static final WorkerLevel MEM = new WorkerLevel(Medium.MEM, "/dev/shm/granary", 2L << 30, 1L << 20);
 
     @Test
     void everyRecordSurvivesARoundTrip() {

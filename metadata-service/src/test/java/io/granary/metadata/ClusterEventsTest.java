@@ -211,7 +211,7 @@ class ClusterEventsTest {
         String reads = dataset == null ? "{}" : "{\"" + dataset + "\":{\"hits\":" + hits + ",\"misses\":" + misses + "}}";
         return """
                 {"workerId":"%s","node":"%s","address":"http://127.0.0.1:8082","labels":{},
-                 "tiers":[{"medium":"MEM","path":"/dev/shm/g","quotaBytes":1000,"usedBytes":10}],
+                 "levels":[{"medium":"MEM","path":"/dev/shm/g","quotaBytes":1000,"usedBytes":10}],
                  "hits":%d,"misses":%d,"bytesServed":0,"underStoreBytesRead":0,"datasets":%s,"cachedBytes":%s,"at":"%s"}"""
                 .formatted(worker, node, hits, misses, reads, cachedBytes, Instant.now());
     }

@@ -3,7 +3,7 @@ package io.granary.block.drain;
 import io.granary.block.config.BlockConfig;
 import io.granary.block.rebalance.BlockMover;
 import io.granary.block.store.StoredBlock;
-import io.granary.block.store.TieredStore;
+import io.granary.block.store.BlockStore;
 import io.granary.contracts.worker.DrainStatus;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.client.MetadataClient;
@@ -32,7 +32,7 @@ public class WorkerDrain {
 
     private static final Logger LOG = Logger.getLogger(WorkerDrain.class);
 
-    private final TieredStore store;
+    private final BlockStore store;
     private final MetadataClient metadata;
     private final BlockMover mover;
     private final String self;
@@ -46,7 +46,7 @@ public class WorkerDrain {
     });
     private volatile DrainStatus status;
 
-    WorkerDrain(TieredStore store, @RestClient MetadataClient metadata, BlockMover mover,
+    WorkerDrain(BlockStore store, @RestClient MetadataClient metadata, BlockMover mover,
                 BlockConfig config) {
         this.store = store;
         this.metadata = metadata;

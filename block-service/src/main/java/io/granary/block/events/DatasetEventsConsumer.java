@@ -1,7 +1,7 @@
 package io.granary.block.events;
 
 import io.granary.block.client.DatasetDirectory;
-import io.granary.block.store.TieredStore;
+import io.granary.block.store.BlockStore;
 import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.contracts.events.DatasetEvent;
 import io.granary.contracts.events.Topics;
@@ -23,11 +23,11 @@ public class DatasetEventsConsumer {
     private static final Logger LOG = Logger.getLogger(DatasetEventsConsumer.class);
 
     private final KafkaEvents events;
-    private final TieredStore store;
+    private final BlockStore store;
     private final DatasetDirectory datasets;
     private final MountedStores stores;
 
-    DatasetEventsConsumer(KafkaEvents events, TieredStore store, DatasetDirectory datasets, MountedStores stores) {
+    DatasetEventsConsumer(KafkaEvents events, BlockStore store, DatasetDirectory datasets, MountedStores stores) {
         this.events = events;
         this.store = store;
         this.datasets = datasets;
@@ -44,13 +44,13 @@ public class DatasetEventsConsumer {
         switch (event.type()) {
             case DELETED -> {
                 forget(event.dataset());
-                TieredStore.Eviction dropped = store.evict(event.dataset(), "");
+                BlockStore.Eviction dropped = store.evict(event.dataset(), "");
                 LOG.infof("dataset %s deleted: dropped %d blocks (%d bytes)", event.dataset(), dropped.blocks(),
                         dropped.bytes());
             }
             case CACHE_FREED -> {
                 String path = event.path() == null ? "" : event.path();
-                TieredStore.Eviction dropped = store.evictUnder(event.dataset(), path);
+                BlockStore.Eviction dropped = store.evictUnder(event.dataset(), path);
                 LOG.infof("dataset %s: cache under '%s' freed, %d blocks (%d bytes)", event.dataset(), path,
                         dropped.blocks(), dropped.bytes());
             }

@@ -3,7 +3,7 @@ package io.granary.block.events;
 import io.granary.block.config.BlockConfig;
 import io.granary.block.drain.WorkerDrain;
 import io.granary.block.metrics.ReadStats;
-import io.granary.block.store.TieredStore;
+import io.granary.block.store.BlockStore;
 import io.granary.contracts.events.HeartbeatEvent;
 import io.granary.contracts.events.Topics;
 import io.granary.kit.config.GranaryConfig;
@@ -31,12 +31,12 @@ public class HeartbeatPublisher {
     private final KafkaEvents events;
     private final BlockConfig config;
     private final String node;
-    private final TieredStore store;
+    private final BlockStore store;
     private final ReadStats stats;
     private final WorkerDrain drain;
 
     HeartbeatPublisher(@Channel(Topics.WORKER_HEARTBEATS) Emitter<String> emitter, KafkaEvents events,
-                       BlockConfig config, GranaryConfig shared, TieredStore store, ReadStats stats,
+                       BlockConfig config, GranaryConfig shared, BlockStore store, ReadStats stats,
                        WorkerDrain drain) {
         this.drain = drain;
         this.emitter = emitter;
@@ -54,7 +54,7 @@ public class HeartbeatPublisher {
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void beat() {
         HeartbeatEvent heartbeat = new HeartbeatEvent(config.workerId(), node, config.advertisedAddress(),
-                config.labels(), store.tiers(), stats.hits(), stats.misses(), stats.bytesServed(),
+                config.labels(), store.workerLevels(), stats.hits(), stats.misses(), stats.bytesServed(),
                 stats.underStoreBytesRead(), stats.byDataset(), store.bytesByDataset(), STARTED_AT,
                 drain.status(), config.heartbeatInterval(), Instant.now());
         events.send(emitter, Topics.WORKER_HEARTBEATS, config.workerId(), heartbeat);

@@ -3,7 +3,7 @@ package io.granary.block.fill;
 import io.granary.block.config.BlockConfig;
 import io.granary.block.store.BlockKey;
 import io.granary.block.store.StoredBlock;
-import io.granary.block.store.TieredStore;
+import io.granary.block.store.BlockStore;
 import io.granary.contracts.block.BlockLoadRequest;
 import io.granary.contracts.block.BlockLoadResult;
 import io.granary.contracts.block.BlockRef;
@@ -34,11 +34,11 @@ public class BatchLoader {
     /** Errors reported per batch; the counts stay exact. */
     static final int MAX_ERRORS = 20;
 
-    private final TieredStore store;
+    private final BlockStore store;
     private final BlockFiller filler;
     private final ExecutorService fills;
 
-    BatchLoader(TieredStore store, BlockFiller filler, BlockConfig config) {
+    BatchLoader(BlockStore store, BlockFiller filler, BlockConfig config) {
         this.store = store;
         this.filler = filler;
         AtomicInteger threads = new AtomicInteger();

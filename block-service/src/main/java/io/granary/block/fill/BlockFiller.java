@@ -6,7 +6,7 @@ import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockKey;
 import io.granary.block.store.BlockWriter;
 import io.granary.block.store.StoredBlock;
-import io.granary.block.store.TieredStore;
+import io.granary.block.store.BlockStore;
 import io.granary.contracts.block.BlockRef;
 import io.granary.ufs.UnderStoreException;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -30,14 +30,14 @@ public class BlockFiller {
     private static final Logger LOG = Logger.getLogger(BlockFiller.class);
     private static final int CHUNK = 256 * 1024;
 
-    private final TieredStore store;
+    private final BlockStore store;
     private final BlockSource source;
     private final ReadStats stats;
     private final FillStages stages;
     private final PeerBlocks peers;
     private final Map<BlockKey, CompletableFuture<Optional<StoredBlock>>> inFlight = new ConcurrentHashMap<>();
 
-    BlockFiller(TieredStore store, BlockSource source, ReadStats stats, FillStages stages, PeerBlocks peers) {
+    BlockFiller(BlockStore store, BlockSource source, ReadStats stats, FillStages stages, PeerBlocks peers) {
         this.store = store;
         this.peers = peers;
         this.source = source;

@@ -3,7 +3,7 @@ package io.granary.block.rebalance;
 import io.granary.block.config.BlockConfig;
 import io.granary.block.drain.WorkerDrain;
 import io.granary.block.store.StoredBlock;
-import io.granary.block.store.TieredStore;
+import io.granary.block.store.BlockStore;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.client.MetadataClient;
 import io.micrometer.core.instrument.Counter;
@@ -38,7 +38,7 @@ public class Rebalancer {
 
     private static final Logger LOG = Logger.getLogger(Rebalancer.class);
 
-    private final TieredStore store;
+    private final BlockStore store;
     private final MetadataClient metadata;
     private final BlockMover mover;
     private final WorkerDrain drain;
@@ -55,7 +55,7 @@ public class Rebalancer {
     private volatile Set<String> seen = Set.of();
     private volatile Set<String> settled = Set.of();
 
-    Rebalancer(TieredStore store, @RestClient MetadataClient metadata, BlockMover mover,
+    Rebalancer(BlockStore store, @RestClient MetadataClient metadata, BlockMover mover,
                WorkerDrain drain, BlockConfig config, MeterRegistry metrics) {
         this.store = store;
         this.metadata = metadata;

@@ -5,7 +5,7 @@ import io.granary.block.drain.WorkerDrain;
 import io.granary.block.fill.BatchLoader;
 import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockKey;
-import io.granary.block.store.TieredStore;
+import io.granary.block.store.BlockStore;
 import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.block.BlockLoadRequest;
@@ -39,11 +39,11 @@ public class BlockResource {
 
     private final BatchLoader loader;
     private final WorkerDrain drain;
-    private final TieredStore store;
+    private final BlockStore store;
     private final ReadStats stats;
     private final BlockConfig config;
 
-    BlockResource(BatchLoader loader, TieredStore store, ReadStats stats, BlockConfig config, WorkerDrain drain) {
+    BlockResource(BatchLoader loader, BlockStore store, ReadStats stats, BlockConfig config, WorkerDrain drain) {
         this.drain = drain;
         this.loader = loader;
         this.store = store;
@@ -148,7 +148,7 @@ public class BlockResource {
     /** Drops the dataset's blocks, or those of files under {@code prefix}. */
     @DELETE
     @Path("{dataset}")
-    public TieredStore.Eviction evict(@PathParam("dataset") String dataset, @QueryParam("prefix") String prefix) {
+    public BlockStore.Eviction evict(@PathParam("dataset") String dataset, @QueryParam("prefix") String prefix) {
         Check.datasetName("dataset", dataset);
         return store.evict(dataset, DatasetPaths.normalize("prefix", prefix));
     }
@@ -156,7 +156,7 @@ public class BlockResource {
     @GET
     @Path("stats")
     public WorkerStats stats() {
-        return new WorkerStats(config.workerId(), store.tiers(), store.blockCount(), store.bytesByDataset(),
+        return new WorkerStats(config.workerId(), store.workerLevels(), store.blockCount(), store.bytesByDataset(),
                 stats.hits(), stats.misses(), stats.bytesServed(), stats.underStoreReadCount(),
                 stats.underStoreBytesRead(), stats.byDataset());
     }

@@ -4,7 +4,7 @@ import io.granary.block.config.BlockConfig;
 import io.granary.block.fill.BlockFiller;
 import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.StoredBlock;
-import io.granary.block.store.TieredStore;
+import io.granary.block.store.BlockStore;
 import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.ByteRange;
 import io.vertx.core.http.HttpServerResponse;
@@ -26,14 +26,14 @@ class CachedReads {
 
     private static final Logger LOG = Logger.getLogger(CachedReads.class);
 
-    private final TieredStore store;
+    private final BlockStore store;
     private final BlockFiller filler;
     private final BypassStream bypass;
     private final ReadStats stats;
     private final Replies replies;
     private final double verifySample;
 
-    CachedReads(TieredStore store, BlockFiller filler, BypassStream bypass, ReadStats stats, Replies replies,
+    CachedReads(BlockStore store, BlockFiller filler, BypassStream bypass, ReadStats stats, Replies replies,
                 BlockConfig config) {
         this.store = store;
         this.filler = filler;

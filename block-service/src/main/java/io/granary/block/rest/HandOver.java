@@ -1,7 +1,7 @@
 package io.granary.block.rest;
 
 import io.granary.block.store.StoredBlock;
-import io.granary.block.store.TieredStore;
+import io.granary.block.store.BlockStore;
 import io.granary.contracts.block.BlockApi;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -15,9 +15,9 @@ import java.util.Optional;
 @ApplicationScoped
 class HandOver {
 
-    private final TieredStore store;
+    private final BlockStore store;
 
-    HandOver(TieredStore store) {
+    HandOver(BlockStore store) {
         this.store = store;
     }
 

@@ -3,7 +3,7 @@ package io.granary.block.rest;
 import io.granary.block.fill.BlockSource;
 import io.granary.block.store.BlockWriter;
 import io.granary.block.store.StoredBlock;
-import io.granary.block.store.TieredStore;
+import io.granary.block.store.BlockStore;
 import io.granary.contracts.validation.Problem;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.file.AsyncFile;
@@ -24,11 +24,11 @@ import java.util.Optional;
 @ApplicationScoped
 class WriteThrough {
 
-    private final TieredStore store;
+    private final BlockStore store;
     private final BlockSource source;
     private final Replies replies;
 
-    WriteThrough(TieredStore store, BlockSource source, Replies replies) {
+    WriteThrough(BlockStore store, BlockSource source, Replies replies) {
         this.store = store;
         this.source = source;
         this.replies = replies;

@@ -16,14 +16,14 @@ import java.util.zip.CRC32C;
 /**
  * One block being written into the store, the protocol every write follows (a fill, a write-through, a move to
  * another level): room reserved in a level before a byte is written, so no level passes its quota
- * ({@link TieredStore#reserve}); the bytes written under a temporary name, their length and CRC32C counted as they
+ * ({@link BlockStore#reserve}); the bytes written under a temporary name, their length and CRC32C counted as they
  * go; then committed, installed in the block-file format ({@link BlockFileWriter}) and indexed, or aborted, the
  * temporary file deleted and the room given back. Exactly one of {@link #commit} and {@link #abort} ends it;
  * {@link #close} aborts a write that was not committed. One thread writes at a time.
  */
 public final class BlockWriter implements AutoCloseable {
 
-    private final TieredStore store;
+    private final BlockStore store;
     private final Reservation reservation;
     private final AtomicBoolean ended = new AtomicBoolean();
     private final CRC32C crc = new CRC32C();
@@ -31,7 +31,7 @@ public final class BlockWriter implements AutoCloseable {
     /** The temporary file while {@link #write} writes it, opened on the first write. */
     private FileChannel out;
 
-    BlockWriter(TieredStore store, Reservation reservation) {
+    BlockWriter(BlockStore store, Reservation reservation) {
         this.store = store;
         this.reservation = reservation;
     }

@@ -25,12 +25,12 @@ class BlockWriterTest {
 
     @TempDir
     Path dir;
-    private TieredStore store;
+    private BlockStore store;
     private Level level;
 
     @BeforeEach
     void open() {
-        store = TieredStore.open(List.of(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024, 0.95, 0.7)),
+        store = BlockStore.open(List.of(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024, 0.95, 0.7)),
                 LruPolicy::new, BlockListener.NONE, true);
         level = store.levels().get(0);
     }

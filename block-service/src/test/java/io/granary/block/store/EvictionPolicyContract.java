@@ -17,7 +17,7 @@ import java.util.stream.IntStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What TieredStore relies on from any {@link EvictionPolicy}, whatever order it picks victims in: a victim is a block
+ * What BlockStore relies on from any {@link EvictionPolicy}, whatever order it picks victims in: a victim is a block
  * it was told about and not told is gone, it stays the victim until removed, and nothing is lost under concurrency.
  * A policy's test extends this and adds its own order.
  */
@@ -33,7 +33,7 @@ abstract class EvictionPolicyContract {
         return new BlockKey(dataset, BlockId.of(dataset, "train/shard-" + n, "etag-" + n, n % 7));
     }
 
-    /** Victims one after the other, each removed as TieredStore does once it evicted it. */
+    /** Victims one after the other, each removed as BlockStore does once it evicted it. */
     static List<BlockKey> drain(EvictionPolicy policy) {
         List<BlockKey> victims = new ArrayList<>();
         for (BlockKey victim = policy.victim(); victim != null; victim = policy.victim()) {

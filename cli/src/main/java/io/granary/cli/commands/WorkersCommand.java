@@ -7,7 +7,7 @@ import io.granary.cli.output.Output;
 import io.granary.cli.output.Table;
 import io.granary.cli.output.Units;
 import io.granary.contracts.worker.DrainStatus;
-import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.WorkerLevel;
 import io.granary.contracts.worker.Worker;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -97,11 +97,11 @@ public final class WorkersCommand extends GranaryCommand {
     }
 
     static String levels(Worker worker) {
-        return worker.tiers().stream().map(WorkersCommand::level).collect(Collectors.joining(" "));
+        return worker.levels().stream().map(WorkersCommand::level).collect(Collectors.joining(" "));
     }
 
-    private static String level(Tier tier) {
-        return tier.medium() + " " + Units.bytes(tier.usedBytes()).replace(" ", "") + "/"
-                + Units.bytes(tier.quotaBytes()).replace(" ", "");
+    private static String level(WorkerLevel level) {
+        return level.medium() + " " + Units.bytes(level.usedBytes()).replace(" ", "") + "/"
+                + Units.bytes(level.quotaBytes()).replace(" ", "");
     }
 }

@@ -3,7 +3,7 @@ package io.granary.contracts.events;
 import io.granary.contracts.validation.Check;
 import io.granary.contracts.validation.Validated;
 import io.granary.contracts.worker.DrainStatus;
-import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.WorkerLevel;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -26,14 +26,14 @@ import java.util.Map;
  *                            setting of the metadata-service has to agree with it; null from a worker that does not say
  */
 public record HeartbeatEvent(String workerId, String node, String address, Map<String, String> labels,
-                             List<Tier> tiers, long hits, long misses, long bytesServed, long underStoreBytesRead,
+                             List<WorkerLevel> levels, long hits, long misses, long bytesServed, long underStoreBytesRead,
                              Map<String, ReadCounters> datasets, Map<String, Long> cachedBytes, Instant startedAt,
                              DrainStatus drain, Duration interval, Instant at)
         implements Validated<HeartbeatEvent> {
 
     public HeartbeatEvent {
         labels = labels == null ? Map.of() : Map.copyOf(labels);
-        tiers = tiers == null ? List.of() : List.copyOf(tiers);
+        levels = levels == null ? List.of() : List.copyOf(levels);
         datasets = datasets == null ? Map.of() : Map.copyOf(datasets);
         cachedBytes = cachedBytes == null ? null : Map.copyOf(cachedBytes);
     }

@@ -19,18 +19,18 @@ import java.util.Map;
  * @param bytesServed   bytes readers got from it (sent, or read from its files on its node)
  * @param drain         its drain when it is leaving (placement passes it over); null otherwise
  */
-public record Worker(String id, String node, String address, Map<String, String> labels, List<Tier> tiers,
+public record Worker(String id, String node, String address, Map<String, String> labels, List<WorkerLevel> levels,
                      Instant lastHeartbeat, boolean live, Instant startedAt, long hits, long misses,
                      long bytesServed, DrainStatus drain) {
 
     public Worker {
         labels = labels == null ? Map.of() : Map.copyOf(labels);
-        tiers = tiers == null ? List.of() : List.copyOf(tiers);
+        levels = levels == null ? List.of() : List.copyOf(levels);
     }
 
     /** The same worker, counted out of the membership after missing its heartbeats. */
     public Worker left() {
-        return new Worker(id, node, address, labels, tiers, lastHeartbeat, false, startedAt, hits, misses, bytesServed,
+        return new Worker(id, node, address, labels, levels, lastHeartbeat, false, startedAt, hits, misses, bytesServed,
                 drain);
     }
 

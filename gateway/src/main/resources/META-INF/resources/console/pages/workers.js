@@ -38,7 +38,7 @@ function workerRow({ id }) {
       const reads = w.hits + w.misses;
       hits.textContent = ratio(reads > 0 ? w.hits / reads : null);
       served.textContent = bytes(w.bytesServed);
-      levels.replaceChildren(...w.tiers.map(levelLine));
+      levels.replaceChildren(...w.levels.map(levelLine));
     },
   };
 }

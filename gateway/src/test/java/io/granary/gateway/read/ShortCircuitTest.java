@@ -1,7 +1,7 @@
 package io.granary.gateway.read;
 
 import io.granary.contracts.worker.Medium;
-import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.WorkerLevel;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.blockfile.BlockFileReader;
 import io.granary.kit.blockfile.BlockFileWriter;
@@ -41,10 +41,10 @@ class ShortCircuitTest {
         Files.write(temp, new byte[] {1, 2, 3});
         BlockFileWriter.install(temp, BlockFiles.blockFile(level.toString(), DATASET, BLOCK),
                 new Sidecar(1, 3, "train/a.jpg", "e1"));
-        List<Tier> tiers = List.of(new Tier(Medium.SSD, level.toString(), 1L << 40, 3));
-        here = new Worker("worker-1", "node-1", "http://127.0.0.1:1", Map.of(), tiers, Instant.now(), true, null, 0, 0,
+        List<WorkerLevel> levels = List.of(new WorkerLevel(Medium.SSD, level.toString(), 1L << 40, 3));
+        here = new Worker("worker-1", "node-1", "http://127.0.0.1:1", Map.of(), levels, Instant.now(), true, null, 0, 0,
                 0, null);
-        elsewhere = new Worker("worker-2", "node-2", "http://127.0.0.1:2", Map.of(), tiers, Instant.now(), true, null,
+        elsewhere = new Worker("worker-2", "node-2", "http://127.0.0.1:2", Map.of(), levels, Instant.now(), true, null,
                 0, 0, 0, null);
     }
 

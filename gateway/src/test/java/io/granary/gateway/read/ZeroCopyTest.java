@@ -1,7 +1,7 @@
 package io.granary.gateway.read;
 
 import io.granary.contracts.worker.Medium;
-import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.WorkerLevel;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.blockfile.BlockFileReader;
 import io.granary.kit.blockfile.BlockFileWriter;
@@ -175,7 +175,7 @@ class ZeroCopyTest {
 
     /** A worker on this node with one level here: memory (its files are mapped) or disk. */
     private Worker owner(boolean inMemory) {
-        Tier level = new Tier(inMemory ? Medium.MEM : Medium.SSD, dir.toString(), 1L << 30, 0);
+        WorkerLevel level = new WorkerLevel(inMemory ? Medium.MEM : Medium.SSD, dir.toString(), 1L << 30, 0);
         return new Worker("worker-1", "node-1", "http://127.0.0.1:1", Map.of(), List.of(level), Instant.now(), true,
                 null, 0, 0, 0, null);
     }

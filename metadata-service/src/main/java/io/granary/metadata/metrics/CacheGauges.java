@@ -1,7 +1,7 @@
 package io.granary.metadata.metrics;
 
 import io.granary.contracts.dataset.Dataset;
-import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.WorkerLevel;
 import io.granary.contracts.worker.Worker;
 import io.granary.metadata.service.DatasetService;
 import io.granary.metadata.store.WorkerRegistry;
@@ -65,9 +65,9 @@ public class CacheGauges {
         long quota = 0;
         long used = 0;
         for (Worker worker : owning()) {
-            for (Tier tier : worker.tiers()) {
-                quota += tier.quotaBytes();
-                used += tier.usedBytes();
+            for (WorkerLevel level : worker.levels()) {
+                quota += level.quotaBytes();
+                used += level.usedBytes();
             }
         }
         return quota == 0 ? Double.NaN : (double) used / quota;

@@ -50,7 +50,7 @@ public class Membership {
     }
 
     public void heartbeat(HeartbeatEvent beat) {
-        Worker worker = new Worker(beat.workerId(), beat.node(), beat.address(), beat.labels(), beat.tiers(),
+        Worker worker = new Worker(beat.workerId(), beat.node(), beat.address(), beat.labels(), beat.levels(),
                 clock.instant(), true, beat.startedAt(), beat.hits(), beat.misses(), beat.bytesServed(),
                 beat.drain());
         Optional<WorkerState> before = workers.put(new WorkerState(worker, beat.datasets(), beat.interval()));

@@ -148,7 +148,7 @@ public class PodMutation {
     }
 
     private static NodeSelectorTerm selectorTerm(LocalityTerm term) {
-        return switch (term.tier()) {
+        return switch (term.proximity()) {
             // matchFields on the node's name, not the hostname label, which need not equal it.
             case NODE -> new NodeSelectorTerm(List.of(),
                     List.of(new NodeSelectorRequirement(NODE_NAME_FIELD, "In", List.of(term.value()))));
@@ -160,7 +160,7 @@ public class PodMutation {
     }
 
     private static String describe(LocalityTerm term) {
-        String prefix = switch (term.tier()) {
+        String prefix = switch (term.proximity()) {
             case NODE -> "";
             case ZONE -> "zone/";
             case REGION -> "region/";

@@ -13,7 +13,7 @@ import java.util.function.Function;
 /**
  * Weighs the places holding a pod's data by their share of its cached bytes. The scheduler adds up the weights
  * of every term a node matches, and a cache node also matches its zone's and region's terms, so the weights sit
- * in bands that keep the tiers in order whatever the shares: node 51-100, zone 11-50, region 1-10. Any node
+ * in bands that keep node, zone and region in order whatever the shares: node 51-100, zone 11-50, region 1-10. Any node
  * holding cache then outranks every node that holds none (at least 51+11+1 against at most 50+10), and a node
  * in a zone holding cache outranks one that is only in its region.
  */
@@ -41,16 +41,16 @@ public final class LocalityWeights {
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
                 .forEach(e -> {
                     if (terms.size() < maxNodeTerms) {
-                        terms.add(new LocalityTerm(LocalityTerm.Tier.NODE, e.getKey(), band(50, 50, e.getValue(), total),
+                        terms.add(new LocalityTerm(LocalityTerm.Proximity.NODE, e.getKey(), band(50, 50, e.getValue(), total),
                                 e.getValue()));
                     }
                     Location location = locate.apply(e.getKey());
                     add(zones, location.zone(), e.getValue());
                     add(regions, location.region(), e.getValue());
                 });
-        zones.forEach((zone, bytes) -> terms.add(new LocalityTerm(LocalityTerm.Tier.ZONE, zone, band(10, 40, bytes, total), bytes)));
-        regions.forEach((region, bytes) -> terms.add(new LocalityTerm(LocalityTerm.Tier.REGION, region, band(0, 10, bytes, total), bytes)));
-        terms.sort(Comparator.comparing(LocalityTerm::tier)
+        zones.forEach((zone, bytes) -> terms.add(new LocalityTerm(LocalityTerm.Proximity.ZONE, zone, band(10, 40, bytes, total), bytes)));
+        regions.forEach((region, bytes) -> terms.add(new LocalityTerm(LocalityTerm.Proximity.REGION, region, band(0, 10, bytes, total), bytes)));
+        terms.sort(Comparator.comparing(LocalityTerm::proximity)
                 .thenComparing(Comparator.comparingLong(LocalityTerm::bytes).reversed())
                 .thenComparing(LocalityTerm::value));
         return List.copyOf(terms);

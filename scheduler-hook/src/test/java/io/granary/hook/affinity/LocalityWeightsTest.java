@@ -17,7 +17,7 @@ class LocalityWeightsTest {
     private static final long MIB = 1 << 20;
 
     @Test
-    void sharesSetTheWeightWithinEachTiersBand() {
+    void sharesSetTheWeightWithinEachBand() {
         Map<String, Location> where = Map.of(
                 "a", location("z1", "r1"), "b", location("z1", "r1"), "c", location("z2", "r1"));
         List<LocalityTerm> terms = LocalityWeights.terms(Map.of("a", 600 * MIB, "b", 300 * MIB, "c", 100 * MIB),
@@ -45,7 +45,7 @@ class LocalityWeightsTest {
      * cache outranks any node holding none, and a node in a zone holding cache outranks one only in its region.
      */
     @Test
-    void tiersStayInOrderWhateverTheShares() {
+    void nodeZoneAndRegionStayInOrderWhateverTheShares() {
         Random random = new Random(42);
         for (int trial = 0; trial < 2_000; trial++) {
             Map<String, Location> nodes = new HashMap<>();
@@ -70,7 +70,7 @@ class LocalityWeightsTest {
             int highestRegionOnly = 0;
             int lowestInCachedZone = Integer.MAX_VALUE;
             for (var node : nodes.entrySet()) {
-                boolean zoneCached = terms.stream().anyMatch(t -> t.tier() == LocalityTerm.Tier.ZONE
+                boolean zoneCached = terms.stream().anyMatch(t -> t.proximity() == LocalityTerm.Proximity.ZONE
                         && t.value().equals(node.getValue().zone().orElseThrow()));
                 int score = score(node.getKey(), node.getValue(), terms);
                 if (zoneCached) {
@@ -84,7 +84,7 @@ class LocalityWeightsTest {
     }
 
     private static int score(String node, Location location, List<LocalityTerm> terms) {
-        return terms.stream().filter(term -> switch (term.tier()) {
+        return terms.stream().filter(term -> switch (term.proximity()) {
             case NODE -> term.value().equals(node);
             case ZONE -> location.zone().map(term.value()::equals).orElse(false);
             case REGION -> location.region().map(term.value()::equals).orElse(false);

@@ -2,7 +2,7 @@ package io.granary.kit.blockfile;
 
 import com.sun.management.UnixOperatingSystemMXBean;
 import io.granary.contracts.worker.Medium;
-import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.WorkerLevel;
 import io.granary.contracts.worker.Worker;
 
 import java.io.IOException;
@@ -74,8 +74,8 @@ public final class BlockFileReader implements AutoCloseable {
         if (!reaches(owner)) {
             return Optional.empty();
         }
-        for (Tier tier : owner.tiers()) {
-            Path file = BlockFiles.blockFile(tier.path(), dataset, blockId);
+        for (WorkerLevel level : owner.levels()) {
+            Path file = BlockFiles.blockFile(level.path(), dataset, blockId);
             try {
                 BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
                 if (attributes.isRegularFile() && BlockFiles.sealed(attributes)) {
@@ -96,10 +96,10 @@ public final class BlockFileReader implements AutoCloseable {
         if (!reaches(owner)) {
             return Optional.empty();
         }
-        List<Tier> tiers = owner.tiers();
-        Path[] files = new Path[tiers.size()];
+        List<WorkerLevel> levels = owner.levels();
+        Path[] files = new Path[levels.size()];
         for (int i = 0; i < files.length; i++) {
-            files[i] = BlockFiles.blockFile(tiers.get(i).path(), dataset, blockId);
+            files[i] = BlockFiles.blockFile(levels.get(i).path(), dataset, blockId);
         }
         // The level a file is kept open from is asked first: asking a level that has no file costs a failed stat.
         int kept = -1;
@@ -107,14 +107,14 @@ public final class BlockFileReader implements AutoCloseable {
             kept = keeps(files[i]) ? i : -1;
         }
         if (kept >= 0) {
-            Optional<OpenBlockFile> file = open(files[kept], tiers.get(kept).medium() == Medium.MEM);
+            Optional<OpenBlockFile> file = open(files[kept], levels.get(kept).medium() == Medium.MEM);
             if (file.isPresent()) {
                 return file;
             }
         }
         for (int i = 0; i < files.length; i++) {
             Optional<OpenBlockFile> file = i == kept ? Optional.empty()
-                    : open(files[i], tiers.get(i).medium() == Medium.MEM);
+                    : open(files[i], levels.get(i).medium() == Medium.MEM);
             if (file.isPresent()) {
                 return file;
             }

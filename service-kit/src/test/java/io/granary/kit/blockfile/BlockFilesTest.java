@@ -2,7 +2,7 @@ package io.granary.kit.blockfile;
 
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.worker.Medium;
-import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.WorkerLevel;
 import io.granary.contracts.worker.Worker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -75,14 +75,14 @@ class BlockFilesTest {
     }
 
     /** A worker on {@code node} whose levels are the memory and the disk directory, fastest first. */
-    private Worker worker(String node, List<Tier> tiers) {
-        return new Worker("worker-1", node, "http://127.0.0.1:1", Map.of(), tiers, Instant.now(), true, null, 0, 0, 0,
+    private Worker worker(String node, List<WorkerLevel> levels) {
+        return new Worker("worker-1", node, "http://127.0.0.1:1", Map.of(), levels, Instant.now(), true, null, 0, 0, 0,
                 null);
     }
 
     private Worker owner() {
-        return worker(NODE, List.of(new Tier(Medium.MEM, mem.toString(), 1 << 30, 0),
-                new Tier(Medium.SSD, ssd.toString(), 1L << 40, 0)));
+        return worker(NODE, List.of(new WorkerLevel(Medium.MEM, mem.toString(), 1 << 30, 0),
+                new WorkerLevel(Medium.SSD, ssd.toString(), 1L << 40, 0)));
     }
 
     /** Damage in place: same inode, a byte changed, and with it the modification time. */
@@ -259,8 +259,8 @@ class BlockFilesTest {
         void aLevelDirectoryThatIsNotThereIsPassedOver() throws IOException {
             Path file = install(ssd, BLOCK);
             Worker withMissing = worker(NODE, List.of(
-                    new Tier(Medium.MEM, root.resolve("not-mounted-here").toString(), 1, 0),
-                    new Tier(Medium.SSD, ssd.toString(), 1L << 40, 0)));
+                    new WorkerLevel(Medium.MEM, root.resolve("not-mounted-here").toString(), 1, 0),
+                    new WorkerLevel(Medium.SSD, ssd.toString(), 1L << 40, 0)));
 
             assertThat(new BlockFileReader(NODE, 0, 1).find(withMissing, DATASET, BLOCK)).contains(file);
         }
@@ -268,7 +268,7 @@ class BlockFilesTest {
         @Test
         void theFilesOfAWorkerOnAnotherNodeAreNotRead() throws IOException {
             install(ssd, BLOCK);  // its level directory is visible here, as in a test on one machine
-            Worker elsewhere = worker("node-2", owner().tiers());
+            Worker elsewhere = worker("node-2", owner().levels());
             reader = new BlockFileReader(NODE, 16, 1);
 
             assertThat(reader.reaches(owner())).isTrue();

@@ -11,16 +11,16 @@ import java.util.List;
 
 /** Opens the configured levels when the worker starts, so it rescans its cache before it serves anything. */
 @ApplicationScoped
-public class TieredStoreProducer {
+public class BlockStoreProducer {
 
     @Produces
     @Singleton
     @Startup
-    TieredStore store(BlockConfig config, BlockListener listener) {
+    BlockStore store(BlockConfig config, BlockListener listener) {
         List<LevelSpec> levels = config.levels().stream()
                 .map(level -> new LevelSpec(level.medium(), level.paths(), ByteSize.parse(level.quota()),
                         level.high(), level.low()))
                 .toList();
-        return TieredStore.open(levels, LruPolicy::new, listener, config.verifyOnStart());
+        return BlockStore.open(levels, LruPolicy::new, listener, config.verifyOnStart());
     }
 }

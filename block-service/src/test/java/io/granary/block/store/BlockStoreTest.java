@@ -2,7 +2,7 @@ package io.granary.block.store;
 
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.worker.Medium;
-import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.WorkerLevel;
 import io.granary.kit.blockfile.BlockFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,8 +21,8 @@ import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The tiered store on real directories: watermarks, spilling, quotas, restart and integrity. */
-class TieredStoreTest {
+/** The block store on real directories: watermarks, spilling, quotas, restart and integrity. */
+class BlockStoreTest {
 
     private static final int KIB = 1024;
 
@@ -49,7 +49,7 @@ class TieredStoreTest {
 
     @Test
     void passingTheHighWatermarkEvictsDownToTheLowOne() throws IOException {
-        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 100 * KIB, 0.9, 0.5));
+        BlockStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 100 * KIB, 0.9, 0.5));
         for (int i = 0; i < 9; i++) {
             put(store, key(i), 10 * KIB);
             assertThat(usedOf(store, 0)).as("after block %d", i).isEqualTo((i + 1) * 10L * KIB);
@@ -66,7 +66,7 @@ class TieredStoreTest {
 
     @Test
     void evictionFollowsRecentUse() throws IOException {
-        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 100 * KIB, 0.9, 0.5));
+        BlockStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 100 * KIB, 0.9, 0.5));
         for (int i = 0; i < 9; i++) {
             put(store, key(i), 10 * KIB);
         }
@@ -79,7 +79,7 @@ class TieredStoreTest {
 
     @Test
     void aFullMemLevelSpillsToTheSsdLevelAndNothingPassesItsQuota() throws IOException {
-        TieredStore store = open(
+        BlockStore store = open(
                 new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 64 * KIB, 0.95, 0.7),
                 new LevelSpec(Medium.SSD, List.of(dir.resolve("ssd-a"), dir.resolve("ssd-b")), 256 * KIB, 0.95, 0.7));
         List<BlockKey> keys = new ArrayList<>();
@@ -100,13 +100,13 @@ class TieredStoreTest {
             store.find(key).ifPresent(block -> assertThat(verified(store, block)).isTrue());
         }
         assertThat(evicted).isNotEmpty().allSatisfy(block -> assertThat(block.medium()).isEqualTo(Medium.SSD));
-        long tierSum = store.tiers().stream().mapToLong(Tier::usedBytes).sum();
-        assertThat(tierSum).isEqualTo(store.bytesByDataset().get("ds"));
+        long levelSum = store.workerLevels().stream().mapToLong(WorkerLevel::usedBytes).sum();
+        assertThat(levelSum).isEqualTo(store.bytesByDataset().get("ds"));
     }
 
     @Test
     void aBlockNoLevelCanHoldIsRefused() {
-        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 64 * KIB, 0.95, 0.7));
+        BlockStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 64 * KIB, 0.95, 0.7));
         assertThat(store.reserve(key(1), 65 * KIB)).isEmpty();
         try (BlockWriter writer = store.reserve(key(1), 64 * KIB).orElseThrow()) {
             assertThat(writer.room()).isEqualTo(64 * KIB);
@@ -117,7 +117,7 @@ class TieredStoreTest {
     void aRestartKeepsEveryIntactBlockAndDropsTheRest() throws IOException {
         LevelSpec mem = new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7);
         LevelSpec ssd = new LevelSpec(Medium.SSD, List.of(dir.resolve("ssd")), 1024 * KIB, 0.95, 0.7);
-        TieredStore before = open(mem, ssd);
+        BlockStore before = open(mem, ssd);
         List<StoredBlock> blocks = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             blocks.add(put(before, key(i), 7 * KIB + i));
@@ -127,7 +127,7 @@ class TieredStoreTest {
         Path leftover = blocks.get(0).file().resolveSibling("." + key(11).id() + ".interrupted.tmp");
         Files.write(leftover, new byte[100]);
 
-        TieredStore after = open(mem, ssd);
+        BlockStore after = open(mem, ssd);
 
         for (int i = 0; i < 10; i++) {
             if (i == 3 || i == 4) {
@@ -150,7 +150,7 @@ class TieredStoreTest {
 
     @Test
     void aBlockDamagedOnDiskFailsVerificationAndIsDropped() throws IOException {
-        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7));
+        BlockStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7));
         StoredBlock block = put(store, key(1), 100 * KIB);
         assertThat(store.sealed(block)).as("as installed").isTrue();
         assertThat(store.verify(block)).isTrue();
@@ -165,7 +165,7 @@ class TieredStoreTest {
 
     @Test
     void aBlockTouchedButWholeIsSealedAgainOnceVerified() throws IOException {
-        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7));
+        BlockStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7));
         StoredBlock block = put(store, key(1), 100 * KIB);
         Files.setLastModifiedTime(block.file(), FileTime.from(Instant.now()));  // touch(1): bytes unchanged
         assertThat(store.sealed(block)).isFalse();
@@ -178,12 +178,12 @@ class TieredStoreTest {
     @Test
     void aRestartWithoutVerificationStillChecksTheBlocksWrittenToSinceTheirInstall() throws IOException {
         LevelSpec mem = new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7);
-        TieredStore before = open(mem);
+        BlockStore before = open(mem);
         StoredBlock damaged = put(before, key(1), 10 * KIB);
         StoredBlock whole = put(before, key(2), 10 * KIB);
         flipAByte(damaged.file());
 
-        TieredStore after = TieredStore.open(List.of(mem), LruPolicy::new, listener, false);
+        BlockStore after = BlockStore.open(List.of(mem), LruPolicy::new, listener, false);
 
         assertThat(after.find(key(1))).isEmpty();
         assertThat(corrupt).extracting(StoredBlock::key).containsExactly(key(1));
@@ -193,7 +193,7 @@ class TieredStoreTest {
 
     @Test
     void evictionByPathPrefixAndOfStaleVersions() throws IOException {
-        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7));
+        BlockStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7));
         BlockKey trainOld = new BlockKey("ds", BlockId.of("ds", "train/a", "v1", 0));
         BlockKey trainNew = new BlockKey("ds", BlockId.of("ds", "train/a", "v2", 0));
         BlockKey val = new BlockKey("ds", BlockId.of("ds", "val/b", "v1", 0));
@@ -201,43 +201,43 @@ class TieredStoreTest {
         put(store, trainNew, "train/a", "v2", KIB);
         put(store, val, "val/b", "v1", KIB);
 
-        assertThat(store.evictStale("ds", "train/a", "v2")).isEqualTo(new TieredStore.Eviction(1, KIB));
+        assertThat(store.evictStale("ds", "train/a", "v2")).isEqualTo(new BlockStore.Eviction(1, KIB));
         assertThat(store.holds(trainOld)).isFalse();
-        assertThat(store.evict("ds", "val/")).isEqualTo(new TieredStore.Eviction(1, KIB));
+        assertThat(store.evict("ds", "val/")).isEqualTo(new BlockStore.Eviction(1, KIB));
         assertThat(store.holds(trainNew)).isTrue();
-        assertThat(store.evict("ds", "")).isEqualTo(new TieredStore.Eviction(1, KIB));
+        assertThat(store.evict("ds", "")).isEqualTo(new BlockStore.Eviction(1, KIB));
         assertThat(store.blockCount()).isZero();
     }
 
     @Test
     void freeingAPathTakesTheFileOrDirectoryItNamesAndNothingThatOnlySharesItsPrefix() throws IOException {
-        TieredStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7));
+        BlockStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024 * KIB, 0.95, 0.7));
         List<String> paths = List.of("train/a", "train/a/0.jpg", "train/ab.jpg", "train/b/1.jpg", "val/a");
         for (String path : paths) {
             put(store, new BlockKey("ds", BlockId.of("ds", path, "v1", 0)), path, "v1", KIB);
         }
         put(store, new BlockKey("other", BlockId.of("other", "train/a", "v1", 0)), "train/a", "v1", KIB);
 
-        assertThat(store.evictUnder("ds", "train/a")).isEqualTo(new TieredStore.Eviction(2, 2 * KIB));
-        assertThat(store.evictUnder("ds", "train/b/")).isEqualTo(new TieredStore.Eviction(1, KIB));
+        assertThat(store.evictUnder("ds", "train/a")).isEqualTo(new BlockStore.Eviction(2, 2 * KIB));
+        assertThat(store.evictUnder("ds", "train/b/")).isEqualTo(new BlockStore.Eviction(1, KIB));
         assertThat(store.holds(new BlockKey("ds", BlockId.of("ds", "train/ab.jpg", "v1", 0)))).isTrue();
-        assertThat(store.evictUnder("ds", "")).isEqualTo(new TieredStore.Eviction(2, 2 * KIB));
+        assertThat(store.evictUnder("ds", "")).isEqualTo(new BlockStore.Eviction(2, 2 * KIB));
         assertThat(store.blockCount()).as("another dataset's block of the same path").isOne();
     }
 
-    private TieredStore open(LevelSpec... levels) {
-        return TieredStore.open(List.of(levels), LruPolicy::new, listener, true);
+    private BlockStore open(LevelSpec... levels) {
+        return BlockStore.open(List.of(levels), LruPolicy::new, listener, true);
     }
 
     private static BlockKey key(int i) {
         return new BlockKey("ds", BlockId.of("ds", "file-" + i, "etag", 0));
     }
 
-    private StoredBlock put(TieredStore store, BlockKey key, int length) throws IOException {
+    private StoredBlock put(BlockStore store, BlockKey key, int length) throws IOException {
         return put(store, key, "file", "etag", length);
     }
 
-    private StoredBlock put(TieredStore store, BlockKey key, String path, String etag, int length) throws IOException {
+    private StoredBlock put(BlockStore store, BlockKey key, String path, String etag, int length) throws IOException {
         byte[] content = content(key, length);
         try (BlockWriter writer = store.reserve(key, length).orElseThrow()) {
             writer.write(content, 0, length);
@@ -251,11 +251,11 @@ class TieredStoreTest {
         return content;
     }
 
-    private static boolean verified(TieredStore store, StoredBlock block) {
+    private static boolean verified(BlockStore store, StoredBlock block) {
         return store.verify(block);
     }
 
-    private static long usedOf(TieredStore store, int level) {
+    private static long usedOf(BlockStore store, int level) {
         return store.levels().get(level).used();
     }
 

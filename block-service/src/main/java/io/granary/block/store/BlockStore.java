@@ -1,6 +1,6 @@
 package io.granary.block.store;
 
-import io.granary.contracts.worker.Tier;
+import io.granary.contracts.worker.WorkerLevel;
 import io.granary.kit.blockfile.BlockFileWriter;
 import io.granary.kit.blockfile.BlockFiles;
 import org.jboss.logging.Logger;
@@ -23,16 +23,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * (written under a temporary name, then renamed) and has a CRC32C sidecar, checked on open and on demand: the
  * block-file format ({@link BlockFiles}) that short-circuit readers rely on.
  */
-public final class TieredStore {
+public final class BlockStore {
 
-    private static final Logger LOG = Logger.getLogger(TieredStore.class);
+    private static final Logger LOG = Logger.getLogger(BlockStore.class);
 
     private final List<Level> levels;
     private final Map<BlockKey, StoredBlock> index = new ConcurrentHashMap<>();
     private final BlockListener listener;
     private final ReentrantLock evicting = new ReentrantLock();
 
-    private TieredStore(List<Level> levels, BlockListener listener) {
+    private BlockStore(List<Level> levels, BlockListener listener) {
         this.levels = levels;
         this.listener = listener;
     }
@@ -42,7 +42,7 @@ public final class TieredStore {
      * of interrupted writes and blocks without a readable sidecar are removed; with {@code verify}, so is every
      * block whose bytes fail their checksum (reported as corrupt).
      */
-    public static TieredStore open(List<LevelSpec> specs, EvictionPolicy.Factory policies, BlockListener listener,
+    public static BlockStore open(List<LevelSpec> specs, EvictionPolicy.Factory policies, BlockListener listener,
                                    boolean verify) {
         if (specs.isEmpty()) {
             throw new IllegalArgumentException("a worker needs at least one cache level");
@@ -51,13 +51,13 @@ public final class TieredStore {
         for (LevelSpec spec : specs) {
             levels.add(new Level(spec, levels.size(), policies.create()));
         }
-        TieredStore store = new TieredStore(List.copyOf(levels), listener);
+        BlockStore store = new BlockStore(List.copyOf(levels), listener);
         for (StoredBlock block : LevelScan.scan(store.levels, verify, listener)) {
             store.index.put(block.key(), block);
             block.dir().add(block.length());
             block.dir().level().policy().admitted(block.key());
         }
-        LOG.infof("cache levels hold %d blocks: %s", store.index.size(), store.tiers());
+        LOG.infof("cache levels hold %d blocks: %s", store.index.size(), store.workerLevels());
         for (Level level : levels) {
             store.evictIfAboveHigh(level);
         }
@@ -193,15 +193,15 @@ public final class TieredStore {
     }
 
     /** Per configured path: medium, quota share and bytes held, as heartbeats report them. */
-    public List<Tier> tiers() {
-        List<Tier> tiers = new ArrayList<>();
+    public List<WorkerLevel> workerLevels() {
+        List<WorkerLevel> reported = new ArrayList<>();
         for (Level level : levels) {
             long share = level.quota() / level.dirs().size();
             for (LevelDir dir : level.dirs()) {
-                tiers.add(new Tier(level.medium(), dir.path().toString(), share, dir.used()));
+                reported.add(new WorkerLevel(level.medium(), dir.path().toString(), share, dir.used()));
             }
         }
-        return tiers;
+        return reported;
     }
 
     /** Bytes held per dataset. */
