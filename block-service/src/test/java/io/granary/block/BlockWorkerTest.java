@@ -175,7 +175,7 @@ class BlockWorkerTest {
     void reportsHealthyWithMetricsAndOpenApi() {
         given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
                 .body(containsString(Topics.DATASET_EVENTS));
-        given().get("/q/openapi").then().statusCode(200).body(containsString("/blocks/load"));
+        given().get("/q/openapi").then().statusCode(200).body(containsString("/blocks/fill"));
         given().get("/q/metrics").then().statusCode(200).body(containsString("granary_block_singleflight_waits_total"));
     }
 
@@ -258,7 +258,7 @@ class BlockWorkerTest {
         given().head("/blocks/replaced/0?path=f&etag=" + listed).then().statusCode(412);
         Map<String, Object> load = Map.of("dataset", "replaced", "blocks",
                 List.of(Map.of("path", "f", "etag", listed, "index", 0)));
-        given().contentType(ContentType.JSON).body(load).post("/blocks/load").then().statusCode(200)
+        given().contentType(ContentType.JSON).body(load).post("/blocks/fill").then().statusCode(200)
                 .body("failed", equalTo(1)).body("filled", equalTo(0));
 
         assertThat(filesOf("replaced")).as("nothing stored, not even a temporary file").isEmpty();
@@ -391,9 +391,9 @@ class BlockWorkerTest {
         Map<String, Object> request = Map.of("dataset", "preload", "blocks", blocks);
         long before = stats.underStoreReadCount();
 
-        given().contentType(ContentType.JSON).body(request).post("/blocks/load").then().statusCode(200)
+        given().contentType(ContentType.JSON).body(request).post("/blocks/fill").then().statusCode(200)
                 .body("filled", equalTo(20)).body("cached", equalTo(0)).body("failed", equalTo(0));
-        given().contentType(ContentType.JSON).body(request).post("/blocks/load").then().statusCode(200)
+        given().contentType(ContentType.JSON).body(request).post("/blocks/fill").then().statusCode(200)
                 .body("filled", equalTo(0)).body("cached", equalTo(20));
         preload.forEach((path, etag) -> assertThat(getBlock(worker(), "preload", path, etag, 0, null).headers()
                 .firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.HIT));
@@ -540,7 +540,7 @@ class BlockWorkerTest {
         given().get("/blocks/reads/9?path=small/f-1&etag=" + etag).then().statusCode(404)
                 .body("field", equalTo("index"));
         given().contentType(ContentType.JSON).body("{\"dataset\":\"reads\",\"blocks\":[{\"path\":\"/a//b\",\"etag\":\"e\","
-                + "\"index\":0}]}").post("/blocks/load").then().statusCode(400).body("field", equalTo("blocks[0].path"));
+                + "\"index\":0}]}").post("/blocks/fill").then().statusCode(400).body("field", equalTo("blocks[0].path"));
     }
 
     /** Reads every block of every file; {@code expectedCache} null accepts however each was served. */

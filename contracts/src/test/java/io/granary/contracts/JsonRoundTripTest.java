@@ -1,7 +1,7 @@
 package io.granary.contracts;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.granary.contracts.block.BlockLoadRequest;
+import io.granary.contracts.block.BlockFillRequest;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.dataload.DataLoadPhase;
@@ -71,7 +71,7 @@ class JsonRoundTripTest {
                         Duration.ofSeconds(5), AT),
                 DatasetEvent.fileChanged("imagenet", "a.jpg", "etag2", AT),
                 DatasetEvent.cacheFreed("imagenet", "train/", AT),
-                new BlockLoadRequest("imagenet", List.of(new BlockRef("train/a.jpg", "etag", 0)), true),
+                new BlockFillRequest("imagenet", List.of(new BlockRef("train/a.jpg", "etag", 0)), true),
                 new LocalReads(Map.of("0".repeat(32) + "-0", 3), 1, 4096),
                 DatasetEvent.membership(DatasetEvent.Type.WORKER_LEFT, "worker-1", AT),
                 new DeadLetter(Topics.WORKER_HEARTBEATS, 0, 42, "worker-1", "{not json", "Unexpected character"));

@@ -69,7 +69,7 @@ final class AccessMatrix {
         expect("GET /api/v1/dataloads/{id}/events", Role.READER, Scope.OWN);
         expect("DELETE /api/v1/dataloads/{id}", Role.WRITER, Scope.OWN);
         expect("GET /blocks/stats", Role.ADMIN, Scope.GLOBAL);
-        expect("POST /blocks/load", Role.CLUSTER, Scope.GLOBAL);
+        expect("POST /blocks/fill", Role.CLUSTER, Scope.GLOBAL);
         expect("POST /blocks/{dataset}/reads", Role.CLUSTER, Scope.GLOBAL);
         expect("POST /blocks/{dataset}/held", Role.CLUSTER, Scope.GLOBAL);
         expect("POST /worker/drain", Role.CLUSTER, Scope.GLOBAL);
@@ -169,7 +169,7 @@ final class AccessMatrix {
         String body = switch (operation) {
             case "POST /api/v1/datasets", "PUT /api/v1/datasets/{name}/bucket" -> "{}";
             case "POST /api/v1/dataloads" -> "{\"dataset\":\"" + DATASET + "\",\"targets\":[{\"path\":\"/\"}]}";
-            case "POST /blocks/load" -> "{}";
+            case "POST /blocks/fill" -> "{}";
             default -> method.equals("PUT") || method.equals("POST") ? "" : null;
         };
         HttpRequest.Builder request = HttpRequest.newBuilder(service.resolve(path))

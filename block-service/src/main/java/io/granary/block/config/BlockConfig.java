@@ -35,7 +35,7 @@ public interface BlockConfig {
 
     /** Blocks the preloads' batch loads fill at once, for the whole worker (a reader's fills are not limited). */
     @WithDefault("4")
-    int loadParallelism();
+    int fillParallelism();
 
     /** How long a dataset's definition is trusted before it is asked for again; events drop it sooner. */
     @WithDefault("60s")

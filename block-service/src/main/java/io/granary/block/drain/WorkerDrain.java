@@ -22,7 +22,7 @@ import java.util.concurrent.Executors;
 
 /**
  * This worker leaving without losing the cache. Once asked, its heartbeats say it is draining, so placement passes
- * it over; each block it holds is then asked of the owner placement gives without it ({@code POST /blocks/load}),
+ * it over; each block it holds is then asked of the owner placement gives without it ({@code POST /blocks/fill}),
  * whose fill takes the block from here by hand-over rather than from the under-store. When every block is handed
  * over, or the deadline passes, it drops what it holds and is Drained: it may be stopped, or asked to rejoin. A drain
  * is asked through the REST API, or by SIGTERM when {@code drain-on-stop} is set (a Kubernetes scale-in).

@@ -69,7 +69,7 @@ public class BlockFiller {
             // Filled by a flight that ended between the caller's lookup and ours.
             Optional<StoredBlock> block = store.find(key);
             if (block.isEmpty()) {
-                block = load(key, ref, holder);
+                block = fetchAndStore(key, ref, holder);
             }
             mine.complete(block);
             return block;
@@ -81,7 +81,7 @@ public class BlockFiller {
         }
     }
 
-    private Optional<StoredBlock> load(BlockKey key, BlockRef ref, String holder) {
+    private Optional<StoredBlock> fetchAndStore(BlockKey key, BlockRef ref, String holder) {
         long started = System.nanoTime();
         long blockSize = source.blockSize(key.dataset());
         Optional<BlockWriter> room = store.reserve(key, blockSize);

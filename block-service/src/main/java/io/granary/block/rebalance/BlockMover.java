@@ -3,8 +3,8 @@ package io.granary.block.rebalance;
 import io.granary.block.client.DatasetDirectory;
 import io.granary.block.config.BlockConfig;
 import io.granary.block.store.StoredBlock;
-import io.granary.contracts.block.BlockLoadRequest;
-import io.granary.contracts.block.BlockLoadResult;
+import io.granary.contracts.block.BlockFillRequest;
+import io.granary.contracts.block.BlockFillResult;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.block.ByteSize;
 import io.granary.contracts.dataset.DatasetSpec;
@@ -24,8 +24,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * Hands blocks this worker holds to the workers that own them now: each owner is asked to load them
- * ({@code POST /blocks/load}, naming this worker their holder), and its fill takes them from here by hand-over, not
+ * Hands blocks this worker holds to the workers that own them now: each owner is asked to fill them
+ * ({@code POST /blocks/fill}, naming this worker their holder), and its fill takes them from here by hand-over, not
  * from the under-store. Batches of
  * at most 64 blocks and a second's worth of {@code move-rate} go one at a time, paced to that rate. A drain moves
  * everything; a rebalance moves what a joining worker now owns.
@@ -151,8 +151,8 @@ public class BlockMover {
         List<BlockRef> refs = blocks.stream()
                 .map(block -> new BlockRef(block.path(), block.etag(), block.key().id().index())).toList();
         try {
-            BlockLoadResult result = BlockClient.await(blockClient.fill(target.owner(),
-                    new BlockLoadRequest(target.dataset(), refs, false, self)));
+            BlockFillResult result = BlockClient.await(blockClient.fill(target.owner(),
+                    new BlockFillRequest(target.dataset(), refs, false, self)));
             return result.cached() + result.filled();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -2,14 +2,14 @@ package io.granary.block.rest;
 
 import io.granary.block.config.BlockConfig;
 import io.granary.block.drain.WorkerDrain;
-import io.granary.block.fill.BatchLoader;
+import io.granary.block.fill.BatchFiller;
 import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockKey;
 import io.granary.block.store.BlockStore;
 import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockId;
-import io.granary.contracts.block.BlockLoadRequest;
-import io.granary.contracts.block.BlockLoadResult;
+import io.granary.contracts.block.BlockFillRequest;
+import io.granary.contracts.block.BlockFillResult;
 import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.dataset.DatasetPaths;
 import io.granary.contracts.validation.Check;
@@ -30,22 +30,22 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The management side of the block API: batch loads, short-circuit read reports, eviction, statistics. Reads and
+ * The management side of the block API: batch fills, short-circuit read reports, eviction, statistics. Reads and
  * writes are {@link BlockRoutes}.
  */
 @Path("/blocks")
 @Produces(MediaType.APPLICATION_JSON)
 public class BlockResource {
 
-    private final BatchLoader loader;
+    private final BatchFiller batches;
     private final WorkerDrain drain;
     private final BlockStore store;
     private final ReadStats stats;
     private final BlockConfig config;
 
-    BlockResource(BatchLoader loader, BlockStore store, ReadStats stats, BlockConfig config, WorkerDrain drain) {
+    BlockResource(BatchFiller batches, BlockStore store, ReadStats stats, BlockConfig config, WorkerDrain drain) {
         this.drain = drain;
-        this.loader = loader;
+        this.batches = batches;
         this.store = store;
         this.stats = stats;
         this.config = config;
@@ -56,9 +56,9 @@ public class BlockResource {
      * worker leaving refuses (409): what it took now its drain would drop, after the sender dropped its copy.
      */
     @POST
-    @Path("load")
+    @Path("fill")
     @Consumes(MediaType.APPLICATION_JSON)
-    public BlockLoadResult load(BlockLoadRequest request) {
+    public BlockFillResult fill(BlockFillRequest request) {
         if (request == null) {
             throw new ValidationException("body", "is required");
         }
@@ -77,9 +77,9 @@ public class BlockResource {
             }
         }
         if (drain.status() != null) {
-            throw new ConflictProblem("worker", "this worker is leaving (draining or drained): load its owners");
+            throw new ConflictProblem("worker", "this worker is leaving (draining or drained): ask the blocks' owners");
         }
-        return loader.load(request);
+        return batches.fill(request);
     }
 
     /**

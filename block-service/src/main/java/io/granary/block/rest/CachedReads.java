@@ -59,8 +59,8 @@ class CachedReads {
     /**
      * The head a GET would answer, the block filled first on a miss as a GET fills it: how the gateway on this node
      * has a block filled before it sends it from its file itself. A body-less route, where a one-block
-     * {@code POST /blocks/load} cost a JSON request and answer and a REST resource per cold file. Short-circuit
-     * reads are counted by the gateway's reports, as for loads.
+     * {@code POST /blocks/fill} cost a JSON request and answer and a REST resource per cold file. Short-circuit
+     * reads are counted by the gateway's reports, as for batch fills.
      */
     void head(RoutingContext ctx, BlockRequest request) {
         Optional<StoredBlock> held = store.find(request.key());

@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
  * GET    /blocks/{dataset}/{index}?path=P&amp;etag=E   a block, or a byte range of it with a Range header (206)
  * HEAD   /blocks/{dataset}/{index}?path=P&amp;etag=E   the head a GET would answer, the block filled first on a miss
  * PUT    /blocks/{dataset}/{index}?path=P&amp;etag=E   write-through: the body is the whole block
- * POST   /blocks/load                             a {@link BlockLoadRequest}, answered with a {@link BlockLoadResult}
+ * POST   /blocks/load                             a {@link BlockFillRequest}, answered with a {@link BlockFillResult}
  * POST   /blocks/{dataset}/reads                  a {@link LocalReads} report of short-circuit reads (204)
  * POST   /blocks/{dataset}/held                   a list of block ids, answered with the length of each held here
  * POST   /worker/drain                            leave without losing the cache (GET: how far; DELETE: rejoin)
@@ -21,6 +21,8 @@ import java.nio.charset.StandardCharsets;
 public final class BlockApi {
 
     public static final String ROOT = "/blocks";
+    /** Where a batch of blocks is asked to be filled: a {@link BlockFillRequest}. */
+    public static final String FILL = ROOT + "/fill";
     /** A worker's drain: outside {@link #ROOT}, where a dataset called {@code drain} would meet it. */
     public static final String DRAIN = "/worker/drain";
     /** How a GET was served: {@link #HIT}, {@link #MISS} (filled now) or {@link #BYPASS} (read through, not stored). */

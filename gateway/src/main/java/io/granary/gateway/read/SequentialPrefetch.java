@@ -3,7 +3,7 @@ package io.granary.gateway.read;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.granary.contracts.block.BlockId;
-import io.granary.contracts.block.BlockLoadRequest;
+import io.granary.contracts.block.BlockFillRequest;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
@@ -24,7 +24,7 @@ import java.util.stream.IntStream;
 /**
  * Read-ahead across requests: S3 clients read a large object as a run of ranged GETs (s3fs, boto3, the AWS CLI).
  * When a range starts where the last one of the same file ended, the owners of the blocks after it are told to
- * load them now ({@code POST /blocks/load}, fire and forget), so the next GET finds them cached. Random access
+ * load them now ({@code POST /blocks/fill}, fire and forget), so the next GET finds them cached. Random access
  * prefetches nothing.
  */
 @ApplicationScoped
@@ -61,7 +61,7 @@ public class SequentialPrefetch {
                 byOwner.computeIfAbsent(owners.get(0), o -> new ArrayList<>()).add(new BlockRef(file.path(), file.etag(), index));
             }
         }
-        byOwner.forEach((owner, blocks) -> blockClient.fill(owner, new BlockLoadRequest(dataset.name(), blocks, true))
+        byOwner.forEach((owner, blocks) -> blockClient.fill(owner, new BlockFillRequest(dataset.name(), blocks, true))
                 .onFailure(failure -> LOG.debugf("prefetch on %s failed: %s", owner.id(), failure.getMessage())));
     }
 

@@ -87,7 +87,7 @@ class WorkerDrainTest {
         // Leaving, it takes nothing more: what it took now would be dropped with the rest.
         given().baseUri(first.toString()).header("Authorization", Identities.CLUSTER_AUTHORIZATION)
                 .contentType(ContentType.JSON).body(Map.of("dataset", "leaving", "blocks", List.of()))
-                .post("/blocks/load").then().statusCode(409).body("field", equalTo("worker"));
+                .post("/blocks/fill").then().statusCode(409).body("field", equalTo("worker"));
 
         readEverything(files);
         assertThat(Metrics.sum(Metrics.FETCHED_FROM_STORE, first)).isEqualTo(storeFirst);

@@ -16,7 +16,7 @@ import io.granary.metadata.events.DatasetEventPublisher;
 import io.granary.metadata.store.CachedBytes;
 import io.granary.metadata.store.DatasetRegistry;
 import io.granary.metadata.store.FileTree;
-import io.granary.metadata.store.LoadLeases;
+import io.granary.metadata.store.ListingLeases;
 import io.granary.ufs.MountedStores;
 import io.granary.ufs.UnderStoreException;
 import io.quarkus.scheduler.Scheduled;
@@ -47,27 +47,27 @@ public class DatasetService {
     private final CachedBytes cachedBytes;
     private final CacheStatistics statistics;
     private final MountedStores stores;
-    private final MetadataLoader loader;
+    private final DatasetLister lister;
     private final DatasetEventPublisher events;
     private final Clock clock;
-    private final ExecutorService loads = Executors.newFixedThreadPool(2, runnable -> {
-        Thread thread = new Thread(runnable, "metadata-load");
+    private final ExecutorService listings = Executors.newFixedThreadPool(2, runnable -> {
+        Thread thread = new Thread(runnable, "metadata-listing");
         thread.setDaemon(true);
         return thread;
     });
-    private final Set<String> loading = ConcurrentHashMap.newKeySet();
-    private final LoadLeases leases;
+    private final Set<String> listing = ConcurrentHashMap.newKeySet();
+    private final ListingLeases leases;
 
     DatasetService(DatasetRegistry registry, FileTree files, CachedBytes cachedBytes, CacheStatistics statistics,
-                   MountedStores stores, MetadataLoader loader, DatasetEventPublisher events, Clock clock,
-                   LoadLeases leases) {
+                   MountedStores stores, DatasetLister lister, DatasetEventPublisher events, Clock clock,
+                   ListingLeases leases) {
         this.leases = leases;
         this.registry = registry;
         this.files = files;
         this.cachedBytes = cachedBytes;
         this.statistics = statistics;
         this.stores = stores;
-        this.loader = loader;
+        this.lister = lister;
         this.events = events;
         this.clock = clock;
     }
@@ -89,7 +89,7 @@ public class DatasetService {
         }
         events.publish(DatasetEvent.of(DatasetEvent.Type.CREATED, spec.name(), clock.instant()));
         if (failure == null) {
-            startLoad(spec.name(), false);
+            startListing(spec.name(), false);
         }
         return withStatistics(dataset);
     }
@@ -147,13 +147,13 @@ public class DatasetService {
             return withStatistics(registry.update(name, d -> new Dataset(d.spec(), d.status().failed(failure)))
                     .orElseThrow(() -> new DatasetNotFoundException(name)));
         }
-        startLoad(name, dataset.status().syncedAt() != null);
+        startListing(name, dataset.status().syncedAt() != null);
         return withStatistics(dataset);
     }
 
     /** Re-reads one file from the under-store (after a write or delete through the gateway). */
     public Optional<FileInfo> refresh(String name, String path) {
-        return loader.refresh(stored(name), path);
+        return lister.refresh(stored(name), path);
     }
 
     /** Forgets the dataset, its file metadata and statistics; the under-store is untouched. */
@@ -180,26 +180,26 @@ public class DatasetService {
     }
 
     /** Whether this replica is listing the dataset now. */
-    public boolean loading(String name) {
-        return loading.contains(name);
+    public boolean listing(String name) {
+        return listing.contains(name);
     }
 
     /** Lists a Pending dataset whose listing was lost with the replica that ran it (the coordinator calls it). */
     public void resume(String name) {
         LOG.warnf("dataset %s: its listing stopped with the replica that ran it; listing it here", name);
-        startLoad(name, false);
+        startListing(name, false);
     }
 
-    private void startLoad(String name, boolean announce) {
-        if (!loading.add(name)) {
+    private void startListing(String name, boolean announce) {
+        if (!listing.add(name)) {
             return; // already listing it: one listing at a time per dataset
         }
         leases.renew(name, clock.instant());
-        loads.execute(() -> {
+        listings.execute(() -> {
             try {
-                load(name, announce);
+                list(name, announce);
             } finally {
-                loading.remove(name);
+                listing.remove(name);
                 leases.release(name);
             }
         });
@@ -208,18 +208,18 @@ public class DatasetService {
     /** Tells the other replicas that this one's listings are still running. */
     @Scheduled(every = "${granary.metadata.sweep-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void renewLeases() {
-        for (String name : loading) {
+        for (String name : listing) {
             leases.renew(name, clock.instant());
         }
     }
 
-    private void load(String name, boolean announce) {
+    private void list(String name, boolean announce) {
         Dataset dataset = registry.get(name).orElse(null);
         if (dataset == null) {
             return;
         }
         try {
-            MetadataLoader.Totals totals = loader.load(dataset, announce);
+            DatasetLister.Totals totals = lister.list(dataset, announce);
             registry.update(name, d -> new Dataset(d.spec(),
                     d.status().bound(totals.files(), totals.bytes(), clock.instant())));
             events.publish(DatasetEvent.of(DatasetEvent.Type.SYNCED, name, clock.instant()));
@@ -252,6 +252,6 @@ public class DatasetService {
 
     @PreDestroy
     void stop() {
-        loads.shutdownNow();
+        listings.shutdownNow();
     }
 }

@@ -4,7 +4,7 @@ import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.DatasetPhase;
 import io.granary.metadata.config.MetadataConfig;
 import io.granary.metadata.store.DatasetRegistry;
-import io.granary.metadata.store.LoadLeases;
+import io.granary.metadata.store.ListingLeases;
 import io.granary.metadata.store.MetadataCaches;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -23,10 +23,10 @@ public class Resync {
     private final DatasetService datasets;
     private final MetadataCaches caches;
     private final Clock clock;
-    private final LoadLeases leases;
+    private final ListingLeases leases;
     private final Duration leaseTtl;
 
-    Resync(DatasetRegistry registry, DatasetService datasets, MetadataCaches caches, Clock clock, LoadLeases leases,
+    Resync(DatasetRegistry registry, DatasetService datasets, MetadataCaches caches, Clock clock, ListingLeases leases,
            MetadataConfig config) {
         this.registry = registry;
         this.datasets = datasets;
@@ -43,7 +43,7 @@ public class Resync {
             return;
         }
         for (Dataset dataset : registry.all()) {
-            if (dataset.status().phase() == DatasetPhase.PENDING && !datasets.loading(dataset.name())
+            if (dataset.status().phase() == DatasetPhase.PENDING && !datasets.listing(dataset.name())
                     && dataset.status().createdAt().plus(leaseTtl).isBefore(clock.instant())
                     && leases.lapsed(dataset.name(), clock.instant(), leaseTtl)) {
                 datasets.resume(dataset.name());
@@ -52,7 +52,7 @@ public class Resync {
             Duration ttl = dataset.spec().metadataTtlDuration();
             if (ttl != null && dataset.status().phase() == DatasetPhase.BOUND && dataset.status().syncedAt() != null
                     && dataset.status().syncedAt().plus(ttl).isBefore(clock.instant())
-                    && !datasets.loading(dataset.name())) {
+                    && !datasets.listing(dataset.name())) {
                 datasets.sync(dataset.name());
             }
         }

@@ -66,8 +66,8 @@ public class MetadataCachesProducer {
 
     @Produces
     @Singleton
-    LoadLeases loadLeases(MetadataCaches caches) {
-        return new LoadLeases(caches.stats());
+    ListingLeases listingLeases(MetadataCaches caches) {
+        return new ListingLeases(caches.stats());
     }
 
     private static String hostName() {

@@ -1,7 +1,7 @@
 package io.granary.preload.service;
 
-import io.granary.contracts.block.BlockLoadRequest;
-import io.granary.contracts.block.BlockLoadResult;
+import io.granary.contracts.block.BlockFillRequest;
+import io.granary.contracts.block.BlockFillResult;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataload.DataLoadPhase;
@@ -177,9 +177,9 @@ final class LoadRun {
         for (BlockRef ref : batch) {
             bytes += Blocks.length(files.get(ref.path()).size(), blockSize, ref.index());
         }
-        BlockLoadResult result;
+        BlockFillResult result;
         try {
-            result = batches.load(owner, new BlockLoadRequest(load.spec.dataset(), batch, false), bytes,
+            result = batches.fill(owner, new BlockFillRequest(load.spec.dataset(), batch, false), bytes,
                     () -> load.cancelled);
         } catch (RuntimeException e) {
             if (attempt < RETRY_BACKOFF.length && !load.cancelled) {

@@ -1,7 +1,7 @@
 package io.granary.preload.service;
 
-import io.granary.contracts.block.BlockLoadRequest;
-import io.granary.contracts.block.BlockLoadResult;
+import io.granary.contracts.block.BlockFillRequest;
+import io.granary.contracts.block.BlockFillResult;
 import io.granary.contracts.block.ByteSize;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.client.BlockClient;
@@ -19,7 +19,7 @@ import java.util.concurrent.Semaphore;
 import java.util.function.BooleanSupplier;
 
 /**
- * The batch loads all running DataLoads send to the workers: at most {@code batch-blocks} blocks each, at most
+ * The batch fills all running DataLoads send to the workers: at most {@code batch-blocks} blocks each, at most
  * {@code concurrency-per-worker} in flight at one worker, and all of them within {@code bandwidth-limit}.
  */
 @ApplicationScoped
@@ -54,7 +54,7 @@ public class WorkerBatches {
      * @return what the worker answered; null when {@code cancelled} turned true while the batch waited
      * @throws RuntimeException when the worker fails or cannot be reached
      */
-    BlockLoadResult load(Worker owner, BlockLoadRequest batch, long bytes, BooleanSupplier cancelled)
+    BlockFillResult fill(Worker owner, BlockFillRequest batch, long bytes, BooleanSupplier cancelled)
             throws InterruptedException {
         throttle.acquire(bytes);
         Semaphore slots = perWorker.computeIfAbsent(owner.address(), a -> new Semaphore(concurrencyPerWorker));

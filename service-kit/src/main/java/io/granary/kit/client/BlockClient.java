@@ -3,8 +3,8 @@ package io.granary.kit.client;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.block.BlockApi;
-import io.granary.contracts.block.BlockLoadRequest;
-import io.granary.contracts.block.BlockLoadResult;
+import io.granary.contracts.block.BlockFillRequest;
+import io.granary.contracts.block.BlockFillResult;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.block.BlockSlice;
 import io.granary.contracts.block.LocalReads;
@@ -149,13 +149,13 @@ public class BlockClient implements AutoCloseable {
     }
 
     /**
-     * A batch of blocks the worker should hold ({@code POST /blocks/load}), answered once it holds them: within
+     * A batch of blocks the worker should hold ({@code POST /blocks/fill}), answered once it holds them: within
      * the owner timeout when a reader waits on them, within {@link #BATCH_TIMEOUT} otherwise.
      */
-    public Future<BlockLoadResult> fill(Worker owner, BlockLoadRequest batch) {
+    public Future<BlockFillResult> fill(Worker owner, BlockFillRequest batch) {
         Duration timeout = batch.forReader() ? ownerTimeout : BATCH_TIMEOUT;
-        return call(owner, options(owner, HttpMethod.POST, BlockApi.ROOT + "/load").setIdleTimeout(timeout.toMillis()),
-                batch, 200).map(body -> read(body, BlockLoadResult.class));
+        return call(owner, options(owner, HttpMethod.POST, BlockApi.FILL).setIdleTimeout(timeout.toMillis()),
+                batch, 200).map(body -> read(body, BlockFillResult.class));
     }
 
     /**

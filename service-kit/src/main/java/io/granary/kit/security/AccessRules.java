@@ -69,7 +69,7 @@ public final class AccessRules {
             Rule.of("GET", "/blocks/*/*", Role.CLUSTER, Scope.GLOBAL, null),
             Rule.of("HEAD", "/blocks/*/*", Role.CLUSTER, Scope.GLOBAL, null),
             Rule.of("PUT", "/blocks/*/*", Role.CLUSTER, Scope.GLOBAL, null),
-            Rule.of("POST", "/blocks/load", Role.CLUSTER, Scope.GLOBAL, null),
+            Rule.of("POST", "/blocks/fill", Role.CLUSTER, Scope.GLOBAL, null),
             Rule.of("POST", "/blocks/*/reads", Role.CLUSTER, Scope.GLOBAL, null),
             Rule.of("POST", "/blocks/*/held", Role.CLUSTER, Scope.GLOBAL, null),
             Rule.of("DELETE", "/blocks/*", Role.CLUSTER, Scope.GLOBAL, "cache.free"),

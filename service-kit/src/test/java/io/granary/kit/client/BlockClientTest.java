@@ -2,8 +2,8 @@ package io.granary.kit.client;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.block.BlockApi;
-import io.granary.contracts.block.BlockLoadRequest;
-import io.granary.contracts.block.BlockLoadResult;
+import io.granary.contracts.block.BlockFillRequest;
+import io.granary.contracts.block.BlockFillResult;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.dataset.FileInfo;
@@ -114,11 +114,11 @@ class BlockClientTest {
     @Test
     void aBatchIsPostedAndItsResultRead() {
         CompletableFuture<String> asked = new CompletableFuture<>();
-        CompletableFuture<BlockLoadRequest> body = new CompletableFuture<>();
+        CompletableFuture<BlockFillRequest> body = new CompletableFuture<>();
         Worker worker = worker(request -> request.body().onSuccess(bytes -> {
             asked.complete(request.method() + " " + request.uri() + " " + request.getHeader("Content-Type"));
             try {
-                body.complete(JSON.readValue(bytes.getBytes(), BlockLoadRequest.class));
+                body.complete(JSON.readValue(bytes.getBytes(), BlockFillRequest.class));
             } catch (IOException e) {
                 body.completeExceptionally(e);
             }
@@ -126,11 +126,11 @@ class BlockClientTest {
                     .end("{\"cached\":1,\"filled\":1,\"failed\":0,\"bytes\":2048,\"errors\":[]}");
         }));
 
-        BlockLoadResult result = await(blocks.fill(worker, new BlockLoadRequest("imagenet", BLOCKS, true)));
+        BlockFillResult result = await(blocks.fill(worker, new BlockFillRequest("imagenet", BLOCKS, true)));
 
-        assertThat(await(asked)).isEqualTo("POST /blocks/load application/json");
-        assertThat(await(body)).isEqualTo(new BlockLoadRequest("imagenet", BLOCKS, true));
-        assertThat(result).isEqualTo(new BlockLoadResult(1, 1, 0, 2048, List.of()));
+        assertThat(await(asked)).isEqualTo("POST /blocks/fill application/json");
+        assertThat(await(body)).isEqualTo(new BlockFillRequest("imagenet", BLOCKS, true));
+        assertThat(result).isEqualTo(new BlockFillResult(1, 1, 0, 2048, List.of()));
     }
 
     @Test
@@ -138,7 +138,7 @@ class BlockClientTest {
         for (int status : new int[] {204, 400, 404, 409, 503}) {
             Worker worker = worker(request -> request.response().setStatusCode(status).end());
 
-            assertThat(failure(blocks.fill(worker, new BlockLoadRequest("imagenet", BLOCKS, true))))
+            assertThat(failure(blocks.fill(worker, new BlockFillRequest("imagenet", BLOCKS, true))))
                     .isInstanceOfSatisfying(WorkerCallFailed.class, failed -> assertThat(failed.status())
                             .isEqualTo(status)).hasMessage("worker w1 answered " + status);
             assertThat(suspected(worker)).as("a batch is no read: its owner is not suspected").isFalse();
@@ -150,7 +150,7 @@ class BlockClientTest {
     void aBatchForAReaderGivesUpOnASilentWorkerAfterTheOwnerTimeout() {
         Worker worker = worker(request -> { });  // never answers
 
-        assertThat(failure(blocks.fill(worker, new BlockLoadRequest("imagenet", BLOCKS, true))))
+        assertThat(failure(blocks.fill(worker, new BlockFillRequest("imagenet", BLOCKS, true))))
                 .isInstanceOf(TimeoutException.class);
     }
 

@@ -3,7 +3,7 @@ package io.granary.contracts.block;
 import java.util.List;
 
 /**
- * A batch of blocks a worker should hold ({@code POST /blocks/load}), sent by the preload-service, and by the
+ * A batch of blocks a worker should hold ({@code POST /blocks/fill}), sent by the preload-service, and by the
  * gateway to fill blocks on its node that it then sends from their files.
  *
  * @param forReader a reader waits on these blocks (the gateway's fills): they are filled at once, not queued behind
@@ -11,13 +11,13 @@ import java.util.List;
  * @param holder    the id of the worker that holds these blocks and hands them over (a drain, a rebalance): they are
  *                  asked of it first; null when none is known
  */
-public record BlockLoadRequest(String dataset, List<BlockRef> blocks, boolean forReader, String holder) {
+public record BlockFillRequest(String dataset, List<BlockRef> blocks, boolean forReader, String holder) {
 
-    public BlockLoadRequest {
+    public BlockFillRequest {
         blocks = blocks == null ? List.of() : List.copyOf(blocks);
     }
 
-    public BlockLoadRequest(String dataset, List<BlockRef> blocks, boolean forReader) {
+    public BlockFillRequest(String dataset, List<BlockRef> blocks, boolean forReader) {
         this(dataset, blocks, forReader, null);
     }
 }

@@ -22,18 +22,18 @@ import java.util.Optional;
 /**
  * Lists a dataset's mounts from the under-store, page by page, into the metadata cache. Each page is compared
  * with the cached paths in the same key order (a merge walk), so a sync finds new, changed and removed files
- * without ever holding the whole listing; only the first load is silent, every later change publishes a
+ * without ever holding the whole listing; only the first listing is silent, every later change publishes a
  * FILE_CHANGED event.
  */
 @ApplicationScoped
-public class MetadataLoader {
+public class DatasetLister {
 
     private final MountedStores stores;
     private final FileTree files;
     private final DatasetEventPublisher events;
     private final Clock clock;
 
-    MetadataLoader(MountedStores stores, FileTree files, DatasetEventPublisher events, Clock clock) {
+    DatasetLister(MountedStores stores, FileTree files, DatasetEventPublisher events, Clock clock) {
         this.stores = stores;
         this.files = files;
         this.events = events;
@@ -43,9 +43,9 @@ public class MetadataLoader {
     public record Totals(long files, long bytes) {
     }
 
-    /** @param announce publish a FILE_CHANGED event for every difference (false on the first load) */
-    public Totals load(Dataset dataset, boolean announce) {
-        List<String> roots = dataset.spec().mounts().stream().map(MetadataLoader::root).toList();
+    /** @param announce publish a FILE_CHANGED event for every difference (false on the first listing) */
+    public Totals list(Dataset dataset, boolean announce) {
+        List<String> roots = dataset.spec().mounts().stream().map(DatasetLister::root).toList();
         long count = 0;
         long bytes = 0;
         for (Mount mount : dataset.spec().mounts()) {

@@ -6,17 +6,17 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Which datasets some replica is listing now: a lease per listing ({@code load:<dataset>} → last renewal, epoch
+ * Which datasets some replica is listing now: a lease per listing ({@code listing:<dataset>} → last renewal, epoch
  * millis), renewed while the listing runs. A Pending dataset whose lease has lapsed lost its replica mid-listing,
  * and the coordinator lists it again. Kept in the stats cache: small, replicated, and ':' is in no dataset name.
  */
-public final class LoadLeases {
+public final class ListingLeases {
 
-    private static final String PREFIX = "load:";
+    private static final String PREFIX = "listing:";
 
     private final Cache<String, Long> leases;
 
-    public LoadLeases(Cache<String, Long> leases) {
+    public ListingLeases(Cache<String, Long> leases) {
         this.leases = leases;
     }
 

@@ -4,8 +4,8 @@ import io.granary.block.config.BlockConfig;
 import io.granary.block.store.BlockKey;
 import io.granary.block.store.StoredBlock;
 import io.granary.block.store.BlockStore;
-import io.granary.contracts.block.BlockLoadRequest;
-import io.granary.contracts.block.BlockLoadResult;
+import io.granary.contracts.block.BlockFillRequest;
+import io.granary.contracts.block.BlockFillResult;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.dataload.FileError;
 import jakarta.annotation.PreDestroy;
@@ -23,13 +23,13 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Batch loads: blocks already held cost a lookup; the rest are filled. A preload's fills run at most
- * {@code load-parallelism} at once for the whole worker, however many batches arrive, so preloads cannot starve
+ * Batch fills: blocks already held cost a lookup; the rest are filled. A preload's fills run at most
+ * {@code fill-parallelism} at once for the whole worker, however many batches arrive, so preloads cannot starve
  * readers of the worker's disk and network. A reader's (the gateway filling blocks it then sends from their files)
  * are filled at once on the request's own thread, in order, so they never queue behind a preload.
  */
 @ApplicationScoped
-public class BatchLoader {
+public class BatchFiller {
 
     /** Errors reported per batch; the counts stay exact. */
     static final int MAX_ERRORS = 20;
@@ -38,18 +38,18 @@ public class BatchLoader {
     private final BlockFiller filler;
     private final ExecutorService fills;
 
-    BatchLoader(BlockStore store, BlockFiller filler, BlockConfig config) {
+    BatchFiller(BlockStore store, BlockFiller filler, BlockConfig config) {
         this.store = store;
         this.filler = filler;
         AtomicInteger threads = new AtomicInteger();
-        this.fills = Executors.newFixedThreadPool(config.loadParallelism(), runnable -> {
-            Thread thread = new Thread(runnable, "block-load-" + threads.incrementAndGet());
+        this.fills = Executors.newFixedThreadPool(config.fillParallelism(), runnable -> {
+            Thread thread = new Thread(runnable, "block-fill-" + threads.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });
     }
 
-    public BlockLoadResult load(BlockLoadRequest request) {
+    public BlockFillResult fill(BlockFillRequest request) {
         int cached = 0;
         long bytes = 0;
         List<BlockRef> missing = new ArrayList<>();
@@ -92,7 +92,7 @@ public class BatchLoader {
                 errors.add(new FileError(missing.get(i).path(), "block " + missing.get(i).index() + ": " + reason));
             }
         }
-        return new BlockLoadResult(cached, filled, failed, bytes, errors);
+        return new BlockFillResult(cached, filled, failed, bytes, errors);
     }
 
     private static <T> Future<T> now(Callable<T> task) {
