@@ -30,7 +30,8 @@ public final class KafkaBroker implements AutoCloseable {
 
     /** Starts a broker on free loopback ports. */
     public static KafkaBroker start(Path dataDir) throws IOException {
-        return start(dataDir, Ports.free(), Ports.free());
+        int[] ports = Ports.free(2);
+        return start(dataDir, ports[0], ports[1]);
     }
 
     public static KafkaBroker start(Path dataDir, int port, int controllerPort) throws IOException {

@@ -6,6 +6,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Loopback ports: finding a free one, and telling whether something listens on one. */
 public final class Ports {
@@ -19,6 +21,33 @@ public final class Ports {
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException("no free loopback port", e);
+        }
+    }
+
+    /**
+     * {@code count} different free loopback ports. Each is held while the next is found: one after another, the
+     * kernel may hand out a port it just gave back, and a broker given the same port twice does not start.
+     */
+    public static int[] free(int count) {
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                held.add(socket);
+                ports[i] = socket.getLocalPort();
+            }
+            return ports;
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free loopback ports", e);
+        } finally {
+            for (ServerSocket socket : held) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // it was only held
+                }
+            }
         }
     }
 

@@ -68,7 +68,7 @@ class ReplicasIT {
         Files.writeString(secret.resolve("secretKey"), SECRET_KEY);
         Identities.write(dir.resolve("secrets"));
         clusterPorts = new int[] {Ports.freeForPeers(), Ports.freeForPeers()};
-        httpPorts = new int[] {Ports.free(), Ports.free()};
+        httpPorts = Ports.free(2);
     }
 
     @AfterAll
