@@ -137,7 +137,9 @@ public final class BlockFileReader implements AutoCloseable {
         }
         synchronized (open) {
             OpenBlockFile kept = open.get(path);
-            if (kept != null && kept.fileKey().equals(attributes.fileKey()) && kept.retain()) {
+            // A kept channel can be closed under it: a read on an interrupted thread closes a FileChannel for all.
+            if (kept != null && kept.fileKey().equals(attributes.fileKey()) && kept.channel().isOpen()
+                    && kept.retain()) {
                 return Optional.of(kept);
             }
         }

@@ -400,6 +400,24 @@ class BlockFilesTest {
             assertThat(mappings()).as("mapped once, while kept").isEqualTo(inMemory ? 1 : 0);
         }
 
+        @Test
+        void aKeptFileWhoseChannelAReaderInterruptedClosedIsOpenedAgain() throws IOException {
+            reader = new BlockFileReader(NODE, 8, Long.MAX_VALUE);
+            Path block = block("train/0001.JPEG", "e1", new byte[] {1, 2, 3});
+            OpenBlockFile first = reader.open(block, false).orElseThrow();
+            // A reader on an interrupted thread (a FUSE request given up on): its read closes the shared channel.
+            Thread.currentThread().interrupt();
+            assertThatThrownBy(() -> first.channel().read(ByteBuffer.allocate(3), 0))
+                    .isInstanceOf(java.nio.channels.ClosedByInterruptException.class);
+            assertThat(Thread.interrupted()).isTrue();
+            first.release();
+
+            OpenBlockFile second = reader.open(block, false).orElseThrow();
+
+            assertThat(second).isNotSameAs(first);
+            assertThat(read(second)).containsExactly(1, 2, 3);
+        }
+
         @ParameterizedTest(name = "in memory: {0}")
         @ValueSource(booleans = {false, true})
         void anEvictedBlockIsNotServedFromAnOpenFile(boolean inMemory) throws IOException {
