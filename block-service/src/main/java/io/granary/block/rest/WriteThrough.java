@@ -71,6 +71,8 @@ class WriteThrough {
         private final AsyncFile file;
         /** More bytes came than a block has: the rest is read and dropped, and 413 answered at the end. */
         private boolean tooLong;
+        /** The first write to the temporary file that failed: closing the file does not say so. */
+        private Throwable writeFailure;
 
         Upload(RoutingContext ctx, BlockRequest request, BlockWriter writer, AsyncFile file) {
             this.ctx = ctx;
@@ -83,7 +85,8 @@ class WriteThrough {
             HttpServerRequest http = ctx.request();
             http.exceptionHandler(e -> file.close().onComplete(closed -> writer.abort()));
             http.handler(this::received);
-            http.endHandler(end -> file.close().onComplete(closed -> commit(closed.failed() ? closed.cause() : null)));
+            http.endHandler(end -> file.close().onComplete(closed -> commit(closed.failed() ? closed.cause()
+                    : writeFailure)));
             http.resume();
         }
 
@@ -93,7 +96,7 @@ class WriteThrough {
                 return;
             }
             writer.wrote(chunk.getByteBuf().nioBuffer());
-            file.write(chunk);
+            file.write(chunk).onFailure(failure -> writeFailure = writeFailure == null ? failure : writeFailure);
             if (file.writeQueueFull()) {
                 HttpServerRequest http = ctx.request();
                 http.pause();

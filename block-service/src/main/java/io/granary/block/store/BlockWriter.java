@@ -150,7 +150,7 @@ public final class BlockWriter implements AutoCloseable {
         StoredBlock block = new StoredBlock(key(), path, etag, length, crc32c, dir());
         try {
             BlockFileWriter.install(reservation.temp(), block.file(), new Sidecar(crc32c, length, path, etag));
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             discard();
             throw e;
         }
