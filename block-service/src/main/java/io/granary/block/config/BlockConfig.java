@@ -33,7 +33,7 @@ public interface BlockConfig {
     @WithDefault("true")
     boolean verifyOnStart();
 
-    /** Blocks the preloads' batch loads fill at once, for the whole worker (a reader's fills are not limited). */
+    /** Blocks filled at once for the preloads' batches, for the whole worker (a reader's fills are not limited). */
     @WithDefault("4")
     int fillParallelism();
 
