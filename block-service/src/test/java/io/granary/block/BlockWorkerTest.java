@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.block.metrics.FillStages;
 import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.BlockKey;
+import io.granary.block.store.Admission;
 import io.granary.block.store.BlockListener;
 import io.granary.block.store.LevelSpec;
 import io.granary.block.store.LruPolicy;
@@ -159,7 +160,7 @@ class BlockWorkerTest {
         BlockStore restarted = BlockStore.open(List.of(
                         new LevelSpec(Medium.MEM, List.of(work.resolve("levels/mem")), 160L * MIB, 0.95, 0.7),
                         new LevelSpec(Medium.SSD, List.of(work.resolve("levels/ssd")), 512L * MIB, 0.95, 0.7)),
-                LruPolicy::new, BlockListener.NONE, true);
+                LruPolicy::new, Admission.ALWAYS, BlockListener.NONE, true);
 
         assertThat(restarted.blockCount()).isEqualTo(held);
         for (String path : CONTENT.keySet()) {

@@ -37,6 +37,30 @@ public interface BlockConfig {
     @WithDefault("4")
     int fillParallelism();
 
+    /**
+     * The order blocks leave a full level in: {@code clock} (second chance: LRU's close approximation, whose hit path
+     * takes no lock) or {@code lru}.
+     */
+    @WithDefault("clock")
+    Eviction eviction();
+
+    /**
+     * Whether a block may replace another when the cache is full: {@code tinylfu} (only one read more than one read
+     * more often lately than the block it would push out, or whose dataset was idle for {@code idle-after}: shuffled
+     * epochs of a dataset larger than the cache keep cache/dataset of their reads), {@code keep} (what filled the
+     * cache stays) or {@code always} (every block, as plain LRU). Judged by the simulator: bench/README.md.
+     */
+    @WithDefault("tinylfu")
+    AdmissionMode admission();
+
+    /** A dataset nobody read for this long gives its blocks up to any other's, under {@code tinylfu}. */
+    @WithDefault("30m")
+    Duration idleAfter();
+
+    enum Eviction { LRU, CLOCK }
+
+    enum AdmissionMode { ALWAYS, KEEP, TINYLFU }
+
     /** How long a dataset's definition is trusted before it is asked for again; events drop it sooner. */
     @WithDefault("60s")
     Duration datasetTtl();

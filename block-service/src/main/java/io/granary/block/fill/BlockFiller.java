@@ -66,8 +66,8 @@ public class BlockFiller {
             }
         }
         try {
-            // Filled by a flight that ended between the caller's lookup and ours.
-            Optional<StoredBlock> block = store.find(key);
+            // Filled by a flight that ended between the caller's lookup and ours (which counted the read).
+            Optional<StoredBlock> block = store.peek(key);
             if (block.isEmpty()) {
                 block = fetchAndStore(key, ref, holder);
             }

@@ -113,7 +113,8 @@ public class BlockResource {
             }
         });
         // A block evicted since it was read is not counted: its level is gone with it.
-        hits.forEach((key, count) -> store.find(key).ifPresent(block -> stats.hits(dataset, block.medium(), count)));
+        hits.forEach((key, count) -> store.reportedReads(key, count)
+                .ifPresent(block -> stats.hits(dataset, block.medium(), count)));
         stats.misses(dataset, reads.misses());
         stats.servedShortCircuit(dataset, reads.bytes());
     }

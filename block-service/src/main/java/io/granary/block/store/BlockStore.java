@@ -17,9 +17,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The blocks of one worker in its levels, fastest first. New blocks go to the fastest level with room; a level
- * that passes its high watermark is brought down to its low watermark by its eviction policy, its victims moving
- * to the next level (spilling MEM to SSD) and leaving the node only from the last one. Every block file is whole
+ * The blocks of one worker in its levels, fastest first. New blocks go to the fastest level with room. When no level
+ * has room, {@link Admission} decides whether the newcomer may replace the block that would leave the node (the last
+ * level's victim); refused, it is read through uncached. Admitted always, a level that passes its high watermark is
+ * brought down to its low watermark by its eviction policy; judged by an admission that can refuse, a level fills to
+ * its quota and gives up only what a newcomer needs. Victims move to the next level (spilling MEM to SSD) and leave
+ * the node only from the last one. Every block file is whole
  * (written under a temporary name, then renamed) and has a CRC32C sidecar, checked on open and on demand: the
  * block-file format ({@link BlockFiles}) that short-circuit readers rely on.
  */
@@ -30,10 +33,12 @@ public final class BlockStore {
     private final List<Level> levels;
     private final Map<BlockKey, StoredBlock> index = new ConcurrentHashMap<>();
     private final BlockListener listener;
+    private final Admission admission;
     private final ReentrantLock evicting = new ReentrantLock();
 
-    private BlockStore(List<Level> levels, BlockListener listener) {
+    private BlockStore(List<Level> levels, Admission admission, BlockListener listener) {
         this.levels = levels;
+        this.admission = admission;
         this.listener = listener;
     }
 
@@ -42,8 +47,8 @@ public final class BlockStore {
      * of interrupted writes and blocks without a readable sidecar are removed; with {@code verify}, so is every
      * block whose bytes fail their checksum (reported as corrupt).
      */
-    public static BlockStore open(List<LevelSpec> specs, EvictionPolicy.Factory policies, BlockListener listener,
-                                   boolean verify) {
+    public static BlockStore open(List<LevelSpec> specs, EvictionPolicy.Factory policies, Admission admission,
+                                   BlockListener listener, boolean verify) {
         if (specs.isEmpty()) {
             throw new IllegalArgumentException("a worker needs at least one cache level");
         }
@@ -51,7 +56,7 @@ public final class BlockStore {
         for (LevelSpec spec : specs) {
             levels.add(new Level(spec, levels.size(), policies.create()));
         }
-        BlockStore store = new BlockStore(List.copyOf(levels), listener);
+        BlockStore store = new BlockStore(List.copyOf(levels), admission, listener);
         for (StoredBlock block : LevelScan.scan(store.levels, verify, listener)) {
             store.index.put(block.key(), block);
             block.dir().add(block.length());
@@ -68,13 +73,25 @@ public final class BlockStore {
         return levels;
     }
 
-    /** The block if it is held, counted as an access for eviction. */
+    /** The block if it is held; a reader's read of it either way, counted for eviction and admission. */
     public Optional<StoredBlock> find(BlockKey key) {
+        admission.recorded(key);
         StoredBlock block = index.get(key);
         if (block != null) {
             block.dir().level().policy().accessed(key);
         }
         return Optional.ofNullable(block);
+    }
+
+    /**
+     * Reads a reader on this node made of the block from its file itself (short-circuit), reported afterwards: each
+     * is counted as {@link #find} counts one, the block's recency once.
+     */
+    public Optional<StoredBlock> reportedReads(BlockKey key, int count) {
+        for (int i = 1; i < count; i++) {
+            admission.recorded(key);
+        }
+        return find(key);
     }
 
     /** Whether the block's file is as it was installed (no write since); one stat. */
@@ -100,9 +117,13 @@ public final class BlockStore {
     public Optional<BlockWriter> reserve(BlockKey key, long bytes) {
         Optional<Reservation> reservation = tryReserve(key, bytes, 0);
         if (reservation.isEmpty()) {
+            if (!admits(key)) {
+                return Optional.empty();
+            }
             for (Level level : levels) {
                 if (bytes <= level.quota()) {
-                    evictTo(level, Math.min(level.lowBytes(), level.quota() - bytes));
+                    evictTo(level, admission == Admission.ALWAYS ? Math.min(level.lowBytes(), level.quota() - bytes)
+                            : level.quota() - bytes);
                     reservation = tryReserve(key, bytes, level.rank());
                     if (reservation.isPresent()) {
                         break;
@@ -111,6 +132,15 @@ public final class BlockStore {
             }
         }
         return reservation.map(room -> new BlockWriter(this, room));
+    }
+
+    /** Whether a newcomer may take the place of the block that would leave the node for it: the last level's victim. */
+    private boolean admits(BlockKey key) {
+        if (admission == Admission.ALWAYS) {
+            return true;
+        }
+        BlockKey leaving = levels.get(levels.size() - 1).policy().victim();
+        return leaving == null || admission.admits(key, leaving);
     }
 
     /** Indexes a block a {@link BlockWriter} installed: held from now on, and its level evicted from if need be. */
@@ -250,9 +280,14 @@ public final class BlockStore {
         BlockFileWriter.delete(block.file());
     }
 
+    /** Down to the low watermark past the high one, when every newcomer is admitted; else down to the quota. */
     private void evictIfAboveHigh(Level level) {
-        if (level.aboveHigh()) {
-            evictTo(level, level.lowBytes());
+        if (admission == Admission.ALWAYS) {
+            if (level.aboveHigh()) {
+                evictTo(level, level.lowBytes());
+            }
+        } else if (level.used() > level.quota()) {
+            evictTo(level, level.quota());
         }
     }
 
@@ -296,7 +331,8 @@ public final class BlockStore {
         }
         Optional<Reservation> reservation = lower.reserve(block.key(), block.length());
         if (reservation.isEmpty()) {
-            evictTo(lower, Math.min(lower.lowBytes(), lower.quota() - block.length()));
+            evictTo(lower, admission == Admission.ALWAYS ? Math.min(lower.lowBytes(), lower.quota() - block.length())
+                    : lower.quota() - block.length());
             reservation = lower.reserve(block.key(), block.length());
             if (reservation.isEmpty()) {
                 return false;

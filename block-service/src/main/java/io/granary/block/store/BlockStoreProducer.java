@@ -13,6 +13,9 @@ import java.util.List;
 @ApplicationScoped
 public class BlockStoreProducer {
 
+    /** The smallest block a sketch of reads is sized for: a file of 128 KiB is a block of its own. */
+    private static final long SMALL_BLOCK = 128 << 10;
+
     @Produces
     @Singleton
     @Startup
@@ -21,6 +24,17 @@ public class BlockStoreProducer {
                 .map(level -> new LevelSpec(level.medium(), level.paths(), ByteSize.parse(level.quota()),
                         level.high(), level.low()))
                 .toList();
-        return BlockStore.open(levels, LruPolicy::new, listener, config.verifyOnStart());
+        EvictionPolicy.Factory policies = config.eviction() == BlockConfig.Eviction.LRU ? LruPolicy::new
+                : ClockPolicy::new;
+        return BlockStore.open(levels, policies, admission(config, levels), listener, config.verifyOnStart());
+    }
+
+    static Admission admission(BlockConfig config, List<LevelSpec> levels) {
+        return switch (config.admission()) {
+            case ALWAYS -> Admission.ALWAYS;
+            case KEEP -> Admission.KEEP;
+            case TINYLFU -> new TinyLfuAdmission(levels.stream().mapToLong(LevelSpec::quota).sum() / SMALL_BLOCK, 1,
+                    config.idleAfter().toNanos(), System::nanoTime);
+        };
     }
 }

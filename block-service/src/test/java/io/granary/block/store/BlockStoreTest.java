@@ -183,7 +183,7 @@ class BlockStoreTest {
         StoredBlock whole = put(before, key(2), 10 * KIB);
         flipAByte(damaged.file());
 
-        BlockStore after = BlockStore.open(List.of(mem), LruPolicy::new, listener, false);
+        BlockStore after = BlockStore.open(List.of(mem), LruPolicy::new, Admission.ALWAYS, listener, false);
 
         assertThat(after.find(key(1))).isEmpty();
         assertThat(corrupt).extracting(StoredBlock::key).containsExactly(key(1));
@@ -226,7 +226,7 @@ class BlockStoreTest {
     }
 
     private BlockStore open(LevelSpec... levels) {
-        return BlockStore.open(List.of(levels), LruPolicy::new, listener, true);
+        return BlockStore.open(List.of(levels), LruPolicy::new, Admission.ALWAYS, listener, true);
     }
 
     private static BlockKey key(int i) {

@@ -31,7 +31,7 @@ class BlockWriterTest {
     @BeforeEach
     void open() {
         store = BlockStore.open(List.of(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 1024, 0.95, 0.7)),
-                LruPolicy::new, BlockListener.NONE, true);
+                LruPolicy::new, Admission.ALWAYS, BlockListener.NONE, true);
         level = store.levels().get(0);
     }
 

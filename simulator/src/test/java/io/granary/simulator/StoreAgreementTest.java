@@ -1,0 +1,85 @@
+package io.granary.simulator;
+
+import io.granary.block.store.Admission;
+import io.granary.block.store.BlockKey;
+import io.granary.block.store.BlockListener;
+import io.granary.block.store.BlockStore;
+import io.granary.block.store.BlockWriter;
+import io.granary.block.store.ClockPolicy;
+import io.granary.block.store.EvictionPolicy;
+import io.granary.block.store.LevelSpec;
+import io.granary.block.store.LruPolicy;
+import io.granary.contracts.worker.Medium;
+import io.granary.simulator.policy.StoreModel;
+import io.granary.simulator.trace.Samplers;
+import io.granary.simulator.trace.Trace;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The simulator judges the store only if it decides as the store does: the same trace through a real BlockStore
+ * (block files on disk, its watermarks) and through {@link StoreModel} gives the same hits, epoch by epoch.
+ */
+class StoreAgreementTest {
+
+    private static final int BLOCK = 1024;
+    private static final int CAPACITY = 100;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void lruAdmittingEveryBlockHitsWhatTheStoreHits() throws IOException {
+        agree("lru", LruPolicy::new, () -> Admission.ALWAYS);
+    }
+
+    @Test
+    void clockWithTinyLfuAdmissionHitsWhatTheStoreHits() throws IOException {
+        agree("tinylfu", ClockPolicy::new, () -> Policies.tinyLfu(CAPACITY, 1, 400));
+    }
+
+    @Test
+    void keepingWhatFilledTheCacheHitsWhatTheStoreHits() throws IOException {
+        agree("keep", ClockPolicy::new, () -> Admission.KEEP);
+    }
+
+    private void agree(String name, Supplier<EvictionPolicy> policy, Supplier<Admission> admission)
+            throws IOException {
+        Trace trace = Samplers.scanAmongEpochs(400, 1, 4, 9, 100);
+        double[] simulated = Replay.hitRatios(trace, new StoreModel(trace.keys(), CAPACITY, Policies.HIGH,
+                Policies.LOW, policy.get(), admission.get()));
+
+        BlockStore store = BlockStore.open(List.of(new LevelSpec(Medium.MEM, List.of(dir.resolve(name)),
+                (long) CAPACITY * BLOCK, Policies.HIGH, Policies.LOW)), policy::get, admission.get(),
+                BlockListener.NONE, false);
+        double[] stored = Replay.hitRatios(trace, (key, position) -> read(store, trace.keys()[key]));
+
+        assertThat(stored).containsExactly(simulated);
+        assertThat(simulated[simulated.length - 1]).as("the trace tells the policies apart").isPositive();
+    }
+
+    /** A reader's read, as the worker serves it: a hit, or a miss filled when the store takes the block. */
+    private static boolean read(BlockStore store, BlockKey key) {
+        if (store.find(key).isPresent()) {
+            return true;
+        }
+        Optional<BlockWriter> room = store.reserve(key, BLOCK);
+        if (room.isPresent()) {
+            try (BlockWriter writer = room.get()) {
+                writer.write(new byte[BLOCK], 0, BLOCK);
+                writer.commit("f", "e");
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return false;
+    }
+}
