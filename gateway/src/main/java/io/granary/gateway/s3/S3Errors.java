@@ -25,6 +25,10 @@ final class S3Errors {
     /** Answers the request with the S3 error its failure is. */
     static void fail(S3Request request, Throwable failure, String requestId) {
         HttpServerRequest http = request.http();
+        if (http.response().closed()) {  // the client went away: no one to answer, and nothing went wrong here
+            LOG.debugf("S3 request %s ended by its client: %s", requestId, failure.getMessage());
+            return;
+        }
         if (http.method() != HttpMethod.PUT && http.method() != HttpMethod.POST && !http.isEnded()) {
             http.resume();  // no body to speak of: the connection goes on (uploads are answered with close)
         }

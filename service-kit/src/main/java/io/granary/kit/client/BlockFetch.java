@@ -141,7 +141,13 @@ public final class BlockFetch {
     public void cancel() {
         finished = true;
         disarm();
-        response.tryFail(new CancellationException("fetch of block " + slice.index() + " cancelled"));
+        CancellationException cancelled = new CancellationException("fetch of block " + slice.index() + " cancelled");
+        // Failed as cancelled before the reset: the reset's own failure (a stream reset, which looks like the owner's
+        // fault) must not reach the pipe and suspect an owner that did nothing wrong.
+        if (piped != null) {
+            piped.tryFail(cancelled);
+        }
+        response.tryFail(cancelled);
         response.future().onSuccess(answer -> answer.request().reset());
         if (request != null) {
             request.reset();

@@ -255,4 +255,33 @@ class BlockFetchTest {
         assertThat(asked).as("only the fill reached the owner").containsExactly("HEAD /blocks/imagenet/4");
         assertThat(suspects.trusted(List.of(silent))).as("a fetch given up is no failure of its owner").hasSize(1);
     }
+    @Test
+    void aFetchCancelledMidBodyIsNoFailureOfItsOwner() throws IOException, InterruptedException {
+        Worker worker = owner(request -> request.response().setStatusCode(206).setChunked(true)
+                .write(Buffer.buffer(Arrays.copyOfRange(BLOCK, 100, 200))));  // the rest is still coming
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        // As ObjectStream does when its client goes away while a block is being piped to it.
+        gateway = Loopback.server(vertx, request -> {
+            request.response().setChunked(true);
+            BlockFetch fetch = blocks.fetch(worker, "imagenet", FILE, SLICE);
+            fetch.pipeTo(request.response()).onComplete(piped -> {
+                outcome.complete(new Outcome(piped.cause(), fetch.written()));
+                request.response().end();
+            });
+            vertx.setPeriodic(5, timer -> {
+                if (fetch.written() > 0) {
+                    vertx.cancelTimer(timer);
+                    fetch.cancel();
+                }
+            });
+        });
+        HttpRequest request = HttpRequest.newBuilder(URI.create(address(gateway) + "/object"))
+                .timeout(Duration.ofSeconds(Loopback.PATIENCE_SECONDS)).build();
+        CLIENT.send(request, HttpResponse.BodyHandlers.discarding());
+
+        Outcome ended = await(outcome);
+        assertThat(ended.failure()).isInstanceOf(CancellationException.class);
+        assertThat(ended.written()).isEqualTo(100);
+        assertThat(suspects.trusted(List.of(worker))).as("the reset that cancels it is not the owner's fault").hasSize(1);
+    }
 }
