@@ -45,10 +45,10 @@ public interface BlockConfig {
     Eviction eviction();
 
     /**
-     * Whether a block may replace another when the cache is full: {@code tinylfu} (only one read more than one read
-     * more often lately than the block it would push out, or whose dataset was idle for {@code idle-after}: shuffled
-     * epochs of a dataset larger than the cache keep cache/dataset of their reads), {@code keep} (what filled the
-     * cache stays) or {@code always} (every block, as plain LRU). Judged by the simulator: bench/README.md.
+     * Whether a block may replace another when the cache is full: {@code tinylfu} (only one read more often lately,
+     * by more than one read, than the block it would push out, or one whose dataset was idle for {@code idle-after}:
+     * shuffled epochs of a dataset larger than the cache keep cache/dataset of their reads), {@code keep} (what
+     * filled the cache stays) or {@code always} (every block, as plain LRU). Judged by the simulator: bench/README.md.
      */
     @WithDefault("tinylfu")
     AdmissionMode admission();

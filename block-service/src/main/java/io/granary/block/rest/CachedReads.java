@@ -63,8 +63,11 @@ class CachedReads {
      * reads are counted by the gateway's reports, as for batch fills.
      */
     void head(RoutingContext ctx, BlockRequest request) {
-        Optional<StoredBlock> held = store.find(request.key());
+        // The read is counted once the block is held: a HEAD that cannot store it is followed by the reader's GET,
+        // which counts it; counted twice, a block read through would look read more often than those held.
+        Optional<StoredBlock> held = store.peek(request.key());
         if (held.isPresent() && store.sealed(held.get())) {
+            store.find(request.key());
             answerHead(ctx.response(), held.get(), BlockApi.HIT);
             return;
         }
@@ -78,6 +81,7 @@ class CachedReads {
             } else if (filled.result().block() == null) {
                 ctx.response().putHeader(BlockApi.CACHE_HEADER, BlockApi.BYPASS).end();
             } else {
+                store.find(request.key());
                 answerHead(ctx.response(), filled.result().block(), filled.result().how());
             }
         });

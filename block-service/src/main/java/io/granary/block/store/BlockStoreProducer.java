@@ -6,12 +6,15 @@ import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
 
 import java.util.List;
 
 /** Opens the configured levels when the worker starts, so it rescans its cache before it serves anything. */
 @ApplicationScoped
 public class BlockStoreProducer {
+
+    private static final Logger LOG = Logger.getLogger(BlockStoreProducer.class);
 
     /** The smallest block a sketch of reads is sized for: a file of 128 KiB is a block of its own. */
     private static final long SMALL_BLOCK = 128 << 10;
@@ -26,6 +29,9 @@ public class BlockStoreProducer {
                 .toList();
         EvictionPolicy.Factory policies = config.eviction() == BlockConfig.Eviction.LRU ? LruPolicy::new
                 : ClockPolicy::new;
+        LOG.infof("block store: %s; eviction %s, admission %s", levels.stream()
+                .map(level -> level.medium() + " " + ByteSize.format(level.quota())).toList(),
+                config.eviction().name().toLowerCase(), config.admission().name().toLowerCase());
         return BlockStore.open(levels, policies, admission(config, levels), listener, config.verifyOnStart());
     }
 
