@@ -154,10 +154,10 @@ create_dataset_over() {  # create_dataset_over NAME MOUNT-JSON BLOCKSIZE [SECOND
   create_bound_dataset "$METADATA_URL" "{\"name\":\"$1\",\"blockSize\":\"$3\",\"mounts\":[$2]}" "${4:-120}" || die "dataset $1"
 }
 
-start_worker() {  # start_worker ID MEM-QUOTA DISK-QUOTA: prints nothing, sets WORKER_URL
+start_worker() {  # start_worker ID MEM-QUOTA DISK-QUOTA [-Dkey=value...]: prints nothing, sets WORKER_URL
   local port; port=$(free_port)
   start_service block-service "$port" -Dgranary.block.worker-id="$1" -Dgranary.block.heartbeat-interval=1s \
-    -Dgranary.block.levels[0].quota="$2" -Dgranary.block.levels[1].quota="$3"
+    -Dgranary.block.levels[0].quota="$2" -Dgranary.block.levels[1].quota="$3" "${@:4}"
   WORKER_URL="http://127.0.0.1:$port"
 }
 
