@@ -19,6 +19,7 @@ import urllib.error
 import urllib.request
 
 import boto3
+import botocore.exceptions
 from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
 
@@ -39,7 +40,8 @@ def s3_client(endpoint, access, secret):
 
 def api(cfg, method, path, body=None):
     """A management call through the gateways' Service, as the admin: (status, parsed body or None, the seconds a
-    503's Retry-After asks for); status 0 when no answer came within 10 s."""
+    503's Retry-After asks for); status 0 when no answer came within 10 s, -1 when the connection was refused or
+    reset before an answer (the gateway that had it was killed)."""
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(cfg["endpoint"] + path, data=data, method=method, headers={
         "Authorization": "Bearer " + cfg["token"], "Content-Type": "application/json"})
@@ -49,8 +51,9 @@ def api(cfg, method, path, body=None):
             return answer.status, json.loads(text) if text else None, 0
     except urllib.error.HTTPError as e:
         return e.code, None, float(e.headers.get("Retry-After", "1") or 1)
-    except (urllib.error.URLError, OSError):
-        return 0, None, 0
+    except (urllib.error.URLError, OSError) as e:
+        timed_out = isinstance(e, TimeoutError) or isinstance(getattr(e, "reason", None), TimeoutError)
+        return (0, None, 0) if timed_out else (-1, None, 0.5)
 
 
 def digest(data):
@@ -120,16 +123,19 @@ def dataload(cfg, dataset, seconds, rec=None):
 
 def managed(cfg, rec, method, path, body=None):
     """A management call made as an HTTP client with an SDK's default retries would: a 503 (the service that answers
-    it restarting) asked again after its Retry-After, 5 attempts in all. What still failed (no answer, or a 5xx) is
-    recorded when rec is given."""
+    it restarting) asked again after its Retry-After, and an idempotent call (not a POST) whose connection was
+    refused or reset asked again, 5 attempts in all; no answer within 10 s is not asked again (a stall counts).
+    What still failed (no answer, or a 5xx) is recorded when rec is given."""
     started = time.time()
     for attempt in range(5):
         status, answer, retry_after = api(cfg, method, path, body)
-        if status != 503 or attempt == 4:
+        again = status == 503 or (status == -1 and method != "POST")
+        if not again or attempt == 4:
             break
         time.sleep(retry_after)
-    if rec is not None and (status == 0 or status >= 500):
-        rec.op("api", False, started=started, key=f"{method} {path}", error=f"status {status}")
+    if rec is not None and (status <= 0 or status >= 500):
+        reason = {0: "no answer in 10 s", -1: "connection refused or reset"}.get(status, f"status {status}")
+        rec.op("api", False, started=started, key=f"{method} {path}", error=reason)
     return status, answer
 
 
@@ -170,16 +176,32 @@ def s3_reader(cfg, manifest, rec, kind, dataset, seed):
             read_one(client, dataset, rng.choice(keys), manifest, rec, kind)
 
 
+STREAM_BROKE = (botocore.exceptions.ResponseStreamingError, botocore.exceptions.IncompleteReadError,
+                botocore.exceptions.ReadTimeoutError, botocore.exceptions.ConnectionClosedError)
+
+
 def read_one(client, dataset, key, manifest, rec, kind):
+    """One GET, read to its end. boto3 retries a request that got no answer; a body whose stream broke half way (the
+    gateway sending it was killed: no server can finish that connection) is asked for again as boto3's own download
+    (s3transfer) does, 5 attempts in all, and the op records the errors it rode out."""
     started = time.time()
-    try:
-        body = client.get_object(Bucket=dataset, Key=key)["Body"].read()
-    except Exception as e:  # after boto3's own retries: a failed operation
-        rec.op(kind, False, started=started, key=key, error=repr(e)[:300])
-        return
+    broken = []
+    while True:
+        try:
+            body = client.get_object(Bucket=dataset, Key=key)["Body"].read()
+            break
+        except STREAM_BROKE as e:
+            broken.append(repr(e)[:300])
+            if len(broken) < 5:
+                continue
+            rec.op(kind, False, started=started, key=key, error=broken[-1], broken=broken)
+            return
+        except Exception as e:  # after boto3's own retries: a failed operation
+            rec.op(kind, False, started=started, key=key, error=repr(e)[:300], broken=broken)
+            return
     expected = manifest[dataset][key]
     wrong = 0 if len(body) == expected["size"] and digest(body) == expected["sha256"] else max(len(body), expected["size"])
-    rec.op(kind, wrong == 0, len(body), wrong, started=started, key=key)
+    rec.op(kind, wrong == 0, len(body), wrong, started=started, key=key, broken=broken)
 
 
 def fuse_reader(cfg, manifest, rec, seed):
@@ -379,10 +401,15 @@ def report(cfg):
         if not op["ok"]:
             print(f"  {time.strftime('%H:%M:%S', time.gmtime(op['t']))} {op['kind']} {op.get('key', op.get('phase', ''))}"
                   f" wrong={op['wrong']} {op.get('error', '')}", file=sys.stderr)
+    rode_out = [op for op in ops if op.get("broken")]
+    for op in rode_out:
+        print(f"  {time.strftime('%H:%M:%S', time.gmtime(op['t']))} {op['kind']} {op['key']} asked again after "
+              f"its stream broke: {'; '.join(op['broken'])}", file=sys.stderr)
     by_kind = count_by_kind(ops)
     print(f"\n{len(ops)} operations ({', '.join(f'{k} {n}' for k, n in sorted(by_kind.items()))}) in "
           f"{end - start_of_run:.0f} s; failed {totals['failed']}, wrong bytes {totals['wrong']}, DataLoads not "
-          f"completed {totals['dataloads']}, uploads lost {totals['lost']}")
+          f"completed {totals['dataloads']}, uploads lost {totals['lost']}; reads asked again after their stream "
+          f"broke {len(rode_out)}")
     return 0 if not any(totals.values()) else 1
 
 
