@@ -297,9 +297,13 @@ class TrainingDataScenarioIT {
         }
         String sample = data.sha256().keySet().stream().filter(k -> k.startsWith("train/")).findFirst()
                 .orElseThrow();
+        long hitsBefore = workerStats(WORKER_1).path("hits").asLong();
         assertThat(shell("python3", "-c", "import hashlib,sys; "
                 + "print(hashlib.sha256(open(sys.argv[1], 'rb').read()).hexdigest())",
                 mount.resolve(sample).toString())).as("Python's open().read()").isEqualTo(data.sha256().get(sample));
+        // Read again, from the worker's files on this node: the mount reports it, so the worker's policies see it.
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(workerStats(WORKER_1).path("hits")
+                .asLong()).as("the worker's hits, with the mount's short-circuit reads reported").isGreaterThan(hitsBefore));
 
         // A checkpoint of 1 GiB written through the mount: in the object store once close returns.
         Path local = work.resolve("checkpoint.pt");
@@ -499,10 +503,15 @@ class TrainingDataScenarioIT {
 
     /** The bytes of the dataset a worker holds, as it counts them itself. */
     private static long cachedBytes(URI worker) throws IOException, InterruptedException {
+        return workerStats(worker).path("cachedBytes").path(BUCKET).asLong();
+    }
+
+    /** What a worker holds and what it served since it started ({@code GET /blocks/stats}). */
+    private static JsonNode workerStats(URI worker) throws IOException, InterruptedException {
         HttpResponse<String> stats = HTTP.send(HttpRequest.newBuilder(worker.resolve("/blocks/stats"))
                         .header("Authorization", admin).build(),
                 HttpResponse.BodyHandlers.ofString());
-        return PreloadPipeline.JSON.readTree(stats.body()).path("cachedBytes").path(BUCKET).asLong();
+        return PreloadPipeline.JSON.readTree(stats.body());
     }
 
     private static JsonNode get(String path) throws IOException, InterruptedException {

@@ -3,8 +3,8 @@ package io.granary.contracts.block;
 import java.util.Map;
 
 /**
- * Reads a gateway served from a worker's block files on its own node (short-circuit), reported to that worker now
- * and then: those reads never reach it, yet its eviction policy must see them as accesses (or it evicts the
+ * Reads a gateway or a FUSE client served from a worker's block files on its own node (short-circuit), reported to
+ * that worker now and then: those reads never reach it, yet its eviction policy must see them as accesses (or it evicts the
  * hottest blocks first) and its hit ratio must count them.
  *
  * @param hits   block id → how many reads found the block's file

@@ -7,15 +7,18 @@ import io.granary.fuse.read.BlockReads;
 import io.granary.fuse.tree.Namespace;
 import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.LiveWorkers;
+import io.granary.kit.client.LocalReadReports;
 import io.granary.kit.client.MetadataClient;
 import io.granary.kit.client.Suspects;
 import io.granary.kit.config.GranaryConfig;
 import io.granary.kit.config.ReadConfig;
 import io.granary.ufs.MountedStores;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Inject;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
 import java.util.concurrent.ExecutorService;
@@ -35,6 +38,9 @@ public class MountBeans {
         return thread;
     });
     private static final AtomicLong COUNT = new AtomicLong();
+
+    @Inject
+    LocalReadReports reports;
 
     @Produces
     @ApplicationScoped
@@ -60,10 +66,21 @@ public class MountBeans {
 
     @Produces
     @ApplicationScoped
-    BlockReads blockReads(LiveWorkers workers, BlockClient blocks, FuseConfig config, ReadConfig read,
-                          GranaryConfig shared, MountedStores stores, FuseMetrics metrics) {
-        return new BlockReads(workers, blocks, shared.node(), stores, metrics, ByteSize.parse("granary.fuse.block-cache", config.blockCache()), read.readAhead(),
-                fetchers);
+    LocalReadReports localReadReports(BlockClient blocks) {
+        return new LocalReadReports(blocks);
+    }
+
+    @Scheduled(every = "${granary.read.report-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void report() {
+        reports.flush();
+    }
+
+    @Produces
+    @ApplicationScoped
+    BlockReads blockReads(LiveWorkers workers, BlockClient blocks, LocalReadReports reports, FuseConfig config,
+                          ReadConfig read, GranaryConfig shared, MountedStores stores, FuseMetrics metrics) {
+        return new BlockReads(workers, blocks, reports, shared.node(), stores, metrics,
+                ByteSize.parse("granary.fuse.block-cache", config.blockCache()), read.readAhead(), fetchers);
     }
 
     void close(@Disposes BlockReads reads) {

@@ -1,6 +1,7 @@
 package io.granary.fuse.read;
 
 import com.github.benmanes.caffeine.cache.AsyncCache;
+import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.block.BlockSlice;
@@ -13,6 +14,7 @@ import io.granary.kit.blockfile.BlockFileReader;
 import io.granary.kit.blockfile.OpenBlockFile;
 import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.LiveWorkers;
+import io.granary.kit.client.LocalReadReports;
 import io.granary.kit.client.WorkerCallFailed;
 import io.granary.ufs.MountedStores;
 import org.jboss.logging.Logger;
@@ -32,7 +34,8 @@ import java.util.concurrent.Executor;
  * short-circuit read, no copy through any process); the blocks held in memory; its owners over HTTP, which fill
  * it on a miss; the under-store itself. Reads of one block by many threads share one fetch, and a file read in
  * sequence fetches the next blocks ahead. A worker that fails is passed over (the {@link BlockClient} suspects it):
- * a dead worker slows a read, never fails it.
+ * a dead worker slows a read, never fails it. Reads of a worker's files are reported to it ({@link LocalReadReports}):
+ * they never reach it otherwise, and its eviction and admission must see them.
  */
 public final class BlockReads {
 
@@ -48,14 +51,18 @@ public final class BlockReads {
     private final int readAhead;
     /** Whole blocks read from owners on other nodes (or the under-store), by dataset and block id. */
     private final AsyncCache<BlockKey, byte[]> remote;
+    private final LocalReadReports reports;
+    /** Blocks a local owner filled ahead of their reader: the fill counted the read, the reader reports a miss. */
+    private final Cache<BlockKey, Boolean> filledAhead = Caffeine.newBuilder().maximumSize(10_000).build();
 
     private record BlockKey(String dataset, String blockId) {
     }
 
-    public BlockReads(LiveWorkers workers, BlockClient blocks, String node, MountedStores stores, FuseMetrics metrics,
-                      long cacheBytes, int readAhead, Executor fetchers) {
+    public BlockReads(LiveWorkers workers, BlockClient blocks, LocalReadReports reports, String node,
+                      MountedStores stores, FuseMetrics metrics, long cacheBytes, int readAhead, Executor fetchers) {
         this.workers = workers;
         this.blocks = blocks;
+        this.reports = reports;
         this.local = new BlockFileReader(node, OPEN_FILES, Long.MAX_VALUE);
         this.stores = stores;
         this.metrics = metrics;
@@ -76,7 +83,7 @@ public final class BlockReads {
         List<BlockSlice> slices = Blocks.covering(file.size(), blockSize, offset, dst.remaining());
         int read = 0;
         for (BlockSlice slice : slices) {
-            readSlice(dataset, file, slice, dst);
+            readSlice(dataset, file, slice, dst, reader);
             read += (int) slice.length();
         }
         if (!slices.isEmpty() && reader.continues(offset, read)) {
@@ -96,15 +103,17 @@ public final class BlockReads {
         local.close();
     }
 
-    private void readSlice(Dataset dataset, FileInfo file, BlockSlice slice, ByteBuffer dst)
+    private void readSlice(Dataset dataset, FileInfo file, BlockSlice slice, ByteBuffer dst, OpenFile reader)
             throws IOException, InterruptedException {
         String blockId = BlockId.of(dataset.name(), file.path(), file.etag(), slice.index()).toString();
         List<Worker> owners = workers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
         for (Worker owner : owners) {
             if (local.reaches(owner)) {
                 Optional<OpenBlockFile> opened = local.open(owner, dataset.name(), blockId);
+                boolean filled = false;
                 if (opened.isEmpty() && fillHere(owner, dataset, file, slice)) {
                     opened = local.open(owner, dataset.name(), blockId);
+                    filled = true;
                 }
                 if (opened.isPresent()) {
                     try {
@@ -113,6 +122,10 @@ public final class BlockReads {
                         opened.get().release();
                     }
                     metrics.served(FuseMetrics.LOCAL, slice.length());
+                    filled |= filledAhead.asMap().remove(new BlockKey(dataset.name(), blockId)) != null;
+                    if (reader.entersBlock(slice.index()) || filled) {
+                        reports.read(owner, dataset.name(), blockId, slice.length(), filled);
+                    }
                     return;
                 }
             }
@@ -199,9 +212,14 @@ public final class BlockReads {
             Optional<Worker> here = owners.stream().filter(local::reaches).findFirst();
             if (here.isPresent()) {
                 if (local.find(here.get(), dataset.name(), blockId).isEmpty()) {
-                    blocks.fill(here.get(), dataset.name(), file, slice.index()).onFailure(failure ->
+                    blocks.fill(here.get(), dataset.name(), file, slice.index()).onComplete(filled -> {
+                        if (filled.succeeded() && filled.result()) {
+                            filledAhead.put(new BlockKey(dataset.name(), blockId), Boolean.TRUE);
+                        } else if (filled.failed()) {
                             LOG.debugf("read-ahead fill of block %d of %s failed: %s", slice.index(), file.path(),
-                                    failure.getMessage()));
+                                    filled.cause().getMessage());
+                        }
+                    });
                 }
             } else {
                 remote.get(new BlockKey(dataset.name(), blockId), (key, executor) -> CompletableFuture.supplyAsync(

@@ -12,6 +12,7 @@ public final class OpenFile {
     private final Dataset dataset;
     private final FileInfo file;
     private long nextOffset;
+    private int lastBlock = -1;
 
     public OpenFile(Dataset dataset, FileInfo file) {
         this.dataset = dataset;
@@ -24,6 +25,16 @@ public final class OpenFile {
 
     public FileInfo file() {
         return file;
+    }
+
+    /**
+     * Records that a read reached block {@code index}; true when the last one was in another block. A block read in
+     * many pieces (the kernel asks 128 KiB at a time) is one read of it for the worker's policies.
+     */
+    synchronized boolean entersBlock(int index) {
+        boolean entered = index != lastBlock;
+        lastBlock = index;
+        return entered;
     }
 
     /** Records a read; true when it started where the last one ended (the first read counts from 0). */

@@ -88,9 +88,5 @@ public interface GatewayConfig {
          */
         @WithDefault("5s")
         Duration openFilesCheck();
-
-        /** How often the reads served from workers' files here are reported to them (their LRU and hit ratio). */
-        @WithDefault("1s")
-        Duration reportInterval();
     }
 }

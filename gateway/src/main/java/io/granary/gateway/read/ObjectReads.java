@@ -7,6 +7,7 @@ import io.granary.contracts.dataset.FileInfo;
 import io.granary.gateway.metrics.GatewayMetrics;
 import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.LiveWorkers;
+import io.granary.kit.client.LocalReadReports;
 import io.granary.kit.config.ReadConfig;
 import io.granary.ufs.MountedStores;
 import io.vertx.core.Future;

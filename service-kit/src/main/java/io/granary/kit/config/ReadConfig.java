@@ -27,4 +27,8 @@ public interface ReadConfig {
     /** How often the live-worker list is re-read (it is also re-read on every membership event). */
     @WithDefault("5s")
     Duration membershipRefresh();
+
+    /** How often the reads served from workers' files on this node are reported to them (their policies, hit ratio). */
+    @WithDefault("1s")
+    Duration reportInterval();
 }

@@ -1,11 +1,8 @@
-package io.granary.gateway.read;
+package io.granary.kit.client;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.worker.Worker;
-import io.granary.kit.client.BlockClient;
-import io.granary.kit.client.Loopback;
-import io.granary.kit.client.Suspects;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import org.junit.jupiter.api.AfterAll;

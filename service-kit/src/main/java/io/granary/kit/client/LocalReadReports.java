@@ -1,10 +1,7 @@
-package io.granary.gateway.read;
+package io.granary.kit.client;
 
 import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.worker.Worker;
-import io.granary.kit.client.BlockClient;
-import io.quarkus.scheduler.Scheduled;
-import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import java.util.HashMap;
@@ -13,12 +10,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Reads served here from a worker's block files (short-circuit) never reach that worker, yet its eviction policy
- * must see them, or it evicts the blocks read most, and so must its hit ratio. They are counted here and reported
- * to each worker every {@code report-interval}. Best effort: a report lost with its worker only ages those blocks.
+ * Reads served here (the gateway, the FUSE client) from a worker's block files (short-circuit) never reach that
+ * worker, yet its eviction and admission policies must see them, or it evicts the blocks read most, and so must its
+ * hit ratio. They are counted here and reported to each worker by {@link #flush}, which the service calls every
+ * {@code granary.read.report-interval}. Best effort: a report lost with its worker only ages those blocks.
  */
-@ApplicationScoped
-public class LocalReadReports {
+public final class LocalReadReports {
 
     private static final Logger LOG = Logger.getLogger(LocalReadReports.class);
     /** Distinct blocks per report, so a burst cannot grow a batch without bound; reads past it go unreported. */
@@ -27,7 +24,7 @@ public class LocalReadReports {
     private final Map<Target, Pending> pending = new ConcurrentHashMap<>();
     private final BlockClient blocks;
 
-    LocalReadReports(BlockClient blocks) {
+    public LocalReadReports(BlockClient blocks) {
         this.blocks = blocks;
     }
 
@@ -35,14 +32,14 @@ public class LocalReadReports {
      * A read of {@code bytes} of {@code blockId} sent from {@code owner}'s file; {@code filled}: the owner filled it
      * for this read.
      */
-    void read(Worker owner, String dataset, String blockId, long bytes, boolean filled) {
+    public void read(Worker owner, String dataset, String blockId, long bytes, boolean filled) {
         // compute: atomic with the flush's remove, so no read lands in a batch already sent
         pending.compute(new Target(owner.id(), owner.address(), dataset),
                 (target, batch) -> (batch == null ? new Pending(owner) : batch).add(blockId, bytes, filled));
     }
 
-    @Scheduled(every = "${granary.gateway.read.report-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    void flush() {
+    /** Sends what was counted since the last flush, a report per worker and dataset. */
+    public void flush() {
         for (Target target : List.copyOf(pending.keySet())) {
             Pending batch = pending.remove(target);
             if (batch != null) {
