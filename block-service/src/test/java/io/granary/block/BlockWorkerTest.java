@@ -532,6 +532,9 @@ class BlockWorkerTest {
         given().get("/blocks/reads/x?path=small/f-1&etag=" + etag).then().statusCode(400)
                 .contentType("application/problem+json").body("field", equalTo("index"));
         given().get("/blocks/reads/0?path=small/f-1").then().statusCode(400).body("field", equalTo("etag"));
+        given().get("/blocks/reads/0?path=small/f-1&etag=" + etag + "&size=-1").then().statusCode(400)
+                .body("field", equalTo("size"));
+        given().head("/blocks/reads/0?path=small/f-1&etag=" + etag + "&size=big").then().statusCode(400);
         given().get("/blocks/reads/0?path=../etc/passwd&etag=x").then().statusCode(400).body("field", equalTo("path"));
         given().get("/blocks/NOPE/0?path=a&etag=x").then().statusCode(400).body("field", equalTo("dataset"));
         given().get("/blocks/nothing/0?path=a&etag=x").then().statusCode(404).body("field", equalTo("dataset"));

@@ -84,7 +84,7 @@ public class BlockFiller {
     private Optional<StoredBlock> fetchAndStore(BlockKey key, BlockRef ref, String holder) {
         long started = System.nanoTime();
         long blockSize = source.blockSize(key.dataset());
-        Optional<BlockWriter> room = store.reserve(key, blockSize);
+        Optional<BlockWriter> room = store.reserve(key, ref.room(blockSize));
         if (room.isEmpty()) {
             LOG.debugf("no level has room for %s: serving it uncached", key);
             return Optional.empty();

@@ -77,6 +77,6 @@ public class BlockRoutes {
 
     private static BlockRequest request(RoutingContext ctx) {
         return BlockRequest.of(ctx.pathParam("dataset"), ctx.pathParam("index"), ctx.queryParams().get("path"),
-                ctx.queryParams().get("etag"));
+                ctx.queryParams().get("etag"), ctx.queryParams().get("size"));
     }
 }

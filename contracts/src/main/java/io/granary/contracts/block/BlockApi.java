@@ -62,6 +62,11 @@ public final class BlockApi {
         return blockPath(dataset, index) + "?path=" + encode(path) + "&etag=" + encode(etag);
     }
 
+    /** As {@link #blockUri(String, int, String, String)}, with the version's size: a miss reserves only its block. */
+    public static String blockUri(String dataset, int index, String path, String etag, long size) {
+        return blockUri(dataset, index, path, etag) + "&size=" + size;
+    }
+
     private static String encode(String value) {
         return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
     }

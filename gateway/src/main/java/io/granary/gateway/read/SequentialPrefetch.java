@@ -58,7 +58,7 @@ public class SequentialPrefetch {
             String blockId = BlockId.of(dataset.name(), file.path(), file.etag(), index).toString();
             List<Worker> owners = liveWorkers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
             if (!owners.isEmpty() && !shortCircuit.holds(owners.get(0), dataset.name(), blockId)) {
-                byOwner.computeIfAbsent(owners.get(0), o -> new ArrayList<>()).add(new BlockRef(file.path(), file.etag(), index));
+                byOwner.computeIfAbsent(owners.get(0), o -> new ArrayList<>()).add(new BlockRef(file.path(), file.etag(), index, file.size()));
             }
         }
         byOwner.forEach((owner, blocks) -> blockClient.fill(owner, new BlockFillRequest(dataset.name(), blocks, true))

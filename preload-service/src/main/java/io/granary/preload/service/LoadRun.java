@@ -146,7 +146,7 @@ final class LoadRun {
                 progress.filesDone.incrementAndGet();  // an empty file has nothing to cache
             }
             for (int index = 0; index < blocks; index++) {
-                BlockRef ref = new BlockRef(file.path(), file.etag(), index);
+                BlockRef ref = new BlockRef(file.path(), file.etag(), index, file.size());
                 for (Worker owner : placing.owners(ref)) {
                     byOwner.computeIfAbsent(owner, w -> new ArrayList<>()).add(ref);
                 }

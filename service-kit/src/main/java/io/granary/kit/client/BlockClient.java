@@ -99,7 +99,7 @@ public class BlockClient implements AutoCloseable {
      */
     public BlockFetch fetch(Worker owner, String dataset, FileInfo file, BlockSlice slice) {
         RequestOptions options = options(owner, HttpMethod.GET,
-                BlockApi.blockUri(dataset, slice.index(), file.path(), file.etag()))
+                BlockApi.blockUri(dataset, slice.index(), file.path(), file.etag(), file.size()))
                 .putHeader("Range", "bytes=" + slice.offsetInBlock() + '-'
                         + (slice.offsetInBlock() + slice.length() - 1));
         return BlockFetch.start(vertx, reads, options, owner, slice, ownerTimeout.toMillis(), this::suspectOnFault);
@@ -108,7 +108,7 @@ public class BlockClient implements AutoCloseable {
     /** A whole block ({@code GET}), exactly {@code length} bytes; a miss fills it on the owner. */
     public Future<Buffer> block(Worker owner, String dataset, FileInfo file, int index, int length) {
         RequestOptions options = options(owner, HttpMethod.GET, BlockApi.blockUri(dataset, index, file.path(),
-                file.etag())).setIdleTimeout(ownerTimeout.toMillis());
+                file.etag(), file.size())).setIdleTimeout(ownerTimeout.toMillis());
         return exchange(reads, options, response -> response.body().compose(body -> {
             if (response.statusCode() != 200) {
                 return Future.failedFuture(new WorkerCallFailed(owner, response.statusCode(), body));
@@ -129,7 +129,7 @@ public class BlockClient implements AutoCloseable {
      */
     public Future<Boolean> fill(Worker owner, String dataset, FileInfo file, int index) {
         RequestOptions options = options(owner, HttpMethod.HEAD, BlockApi.blockUri(dataset, index, file.path(),
-                file.etag())).setIdleTimeout(ownerTimeout.toMillis());
+                file.etag(), file.size())).setIdleTimeout(ownerTimeout.toMillis());
         return exchange(reads, options, response -> response.body().compose(none -> response.statusCode() == 200
                         ? Future.succeededFuture(!BlockApi.BYPASS.equals(response.getHeader(BlockApi.CACHE_HEADER)))
                         : Future.failedFuture(new WorkerCallFailed(owner, response.statusCode(), none))))
@@ -165,7 +165,7 @@ public class BlockClient implements AutoCloseable {
     public Future<Void> put(Worker owner, String dataset, FileInfo file, int index, ReadStream<Buffer> body,
                             long length) {
         RequestOptions options = options(owner, HttpMethod.PUT, BlockApi.blockUri(dataset, index, file.path(),
-                file.etag())).putHeader("Content-Length", Long.toString(length));
+                file.etag(), file.size())).putHeader("Content-Length", Long.toString(length));
         return calls.request(options).compose(request -> {
             // A worker that dies answers (a reset) before the pipe's last read; the body's source must outlive both.
             Future<Void> piped = body.pipeTo(request);
