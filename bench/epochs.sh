@@ -1,46 +1,72 @@
 #!/usr/bin/env bash
-# Shuffled epochs of a dataset larger than the cache, through the gateway, for each cache policy in one run: the
-# store's reads and the hit ratio of every epoch, and the epoch's files/s.
-#   bench/epochs.sh [--files 2000] [--epochs 4] [--mem 64MiB] [--ssd 64MiB]
-# 2,000 objects of 128 KiB (250 MiB) against a cache of 128 MiB (51% of it) by default, read 8 at a time in a fresh
-# random order each epoch, as a DataLoader with shuffle=True reads them; first with LRU admitting every block (the
-# store until now), then with the store's default (CLOCK, TinyLFU admission). Every byte count is checked.
+# Shuffled epochs of a dataset larger than the cache, for each cache policy in one run: the store's reads and the
+# hit ratio of every epoch, and the epoch's files/s.
+#   bench/epochs.sh [--reader s3|mount] [--files 2000] [--epochs 4] [--mem 64MiB] [--ssd 64MiB] [--link MBIT]
+# 2,000 objects of 128 KiB (250 MiB) against a cache of 128 MiB (51% of it) by default, in a fresh random order each
+# epoch: first with LRU admitting every block (the store until now), then with the store's default (CLOCK, TinyLFU
+# admission). Every byte count is checked.
+#   --reader s3     (default) S3 GETs through the gateway, 8 at a time
+#   --reader mount  a PyTorch DataLoader (4 workers, shuffle=True, the page cache dropped before each epoch) over
+#                   Granary's FUSE mount, then over s3fs on the store itself as the baseline; needs root, /dev/fuse,
+#                   s3fs and PyTorch for $TORCH_PYTHON
+#   --link MBIT     (root) the store behind an emulated link of MBIT Mbit/s, as in bench/run.sh
 # Needs the services built (./mvnw -DskipTests package); every process it starts is stopped when it ends.
 set -euo pipefail
 shopt -s inherit_errexit
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+READER=s3
 FILES=2000
 EPOCHS=4
 MEM=64MiB
 SSD=64MiB
+LINK_MBIT=
 while (( $# )); do
   case $1 in
+    --reader) READER=$2; shift 2 ;;
     --files) FILES=$2; shift 2 ;;
     --epochs) EPOCHS=$2; shift 2 ;;
     --mem) MEM=$2; shift 2 ;;
     --ssd) SSD=$2; shift 2 ;;
-    *) die "usage: bench/epochs.sh [--files N] [--epochs N] [--mem SIZE] [--ssd SIZE]" ;;
+    --link) LINK_MBIT=$2; shift 2 ;;
+    *) die "usage: bench/epochs.sh [--reader s3|mount] [--files N] [--epochs N] [--mem SIZE] [--ssd SIZE] [--link MBIT]" ;;
   esac
 done
+[[ $READER == s3 || $READER == mount ]] || die "--reader is s3 or mount, not '$READER'"
+SMALL_BYTES=$(( FILES * SMALL_KIB * 1024 ))
 
 require_built metadata-service block-service gateway
+if [[ $READER == mount ]]; then require_posix "(--reader s3 needs none of it)"; require_built fuse-client; fi
+if [[ -n $LINK_MBIT ]]; then
+  create_link 0
+  STORE_SETTING="an emulated link of $LINK_MBIT Mbit/s"
+else
+  STORE_SETTING="loopback"
+fi
 echo "starting kafka, s3proxy, metadata-service in $WORK ..." >&2
 start_kafka
-start_s3
+if [[ -n $LINK_MBIT ]]; then start_s3 "$LINK_NETNS" "$LINK_STORE_IP"; else start_s3; fi
 start_metadata
 put_small_objects data "$FILES" "$WORK/keys"
+[[ -z $LINK_MBIT ]] || shape_link "$LINK_MBIT" 0
 
-# What the store was asked for: by the worker (every miss it filled, or read through without storing it) and by
-# the gateway itself (reads around a worker that failed).
+# What the store was asked for: by the worker (every miss it filled, or read through without storing it), by the
+# gateway itself (reads around a worker that failed) and by the mount (the same).
 store_reads() {
   local url total=0 n
-  for url in "$WORKER_URL" "$GATEWAY"; do
+  for url in "$WORKER_URL" "$GATEWAY" ${MOUNT_URL:+"$MOUNT_URL"}; do
     n=$(curl -sf "$url/q/metrics" | awk '/^granary_understore_requests_total\{op="read"\}/ { n += $2 } END { printf "%d", n }')
     total=$(( total + n ))
   done
   echo "$total"
+}
+
+# Reads the mount served from its own memory (its block cache holds blocks read over HTTP: those the worker did
+# not take); 0 for the S3 reader.
+mount_memory() {
+  [[ -n ${MOUNT_URL:-} ]] || { echo 0; return; }
+  curl -sf "$MOUNT_URL/q/metrics" | awk '/^granary_fuse_reads_total\{source="memory"\}/ { n += $2 } END { printf "%d", n }'
 }
 
 fallbacks() {
@@ -51,12 +77,29 @@ live_workers() {
   api_curl -sf "$METADATA_URL/api/v1/workers" | python3 -c 'import json,sys; print(sum(1 for w in json.load(sys.stdin) if w["live"]))'
 }
 
+hit_ratio() { python3 -c "print(f'{max(0.0, 1 - $1 / $FILES):.2f}')"; }
+
+# One epoch in a fresh order: prints files/s.
+read_epoch() {  # read_epoch DATASET EPOCH
+  if [[ $READER == s3 ]]; then
+    shuf "$WORK/keys" > "$WORK/epoch.keys"
+    small_rate "$GATEWAY" "$1" "$WORK/epoch.keys" | cut -d' ' -f1
+  else
+    epoch "$WORK/mnt/granary/$1" --drop --seed "$2"
+  fi
+}
+
+reader_setting() {
+  [[ $READER == s3 ]] && echo "S3 GETs through the gateway, 8 at a time" \
+    || echo "a PyTorch DataLoader over the FUSE mount (4 workers, shuffled, page cache dropped)"
+}
+
 echo
-echo "Shuffled epochs through the gateway: $FILES objects of $SMALL_KIB KiB, cache $MEM MEM + $SSD SSD,"
-echo "$(nproc) cores, $(date -u +%Y-%m-%d). Store reads and hit ratio of each epoch, 8 reads at a time."
+echo "Shuffled epochs: $FILES objects of $SMALL_KIB KiB, cache $MEM MEM + $SSD SSD, $(reader_setting); the store on"
+echo "$STORE_SETTING; $(nproc) cores, $(date -u +%Y-%m-%d). Store reads, hit ratio and files/s of each epoch."
 echo
-echo "| policy | epoch | store reads | hit ratio | files/s | gateway fallbacks |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| policy | epoch | store reads | hit ratio | of which the mount's memory | files/s | gateway fallbacks |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 for policy in "lru always" "clock tinylfu"; do
   read -r eviction admission <<< "$policy"
   start_worker "epochs-$eviction" "$MEM" "$SSD" -Dgranary.block.eviction="$eviction" \
@@ -65,18 +108,38 @@ for policy in "lru always" "clock tinylfu"; do
   start_gateway
   gateway_pid=${PIDS[-1]}
   create_dataset "epochs-$eviction" data 1MiB
+  mount_pid=
+  if [[ $READER == mount ]]; then
+    mount_native "$WORK/mnt/granary"
+    mount_pid=${PIDS[-1]}
+  fi
   for epoch in $(seq "$EPOCHS"); do
-    shuf "$WORK/keys" > "$WORK/epoch.keys"
     before=$(store_reads)
     fell=$(fallbacks)
-    read -r rate _ < <(small_rate "$GATEWAY" "epochs-$eviction" "$WORK/epoch.keys")
+    memory=$(mount_memory)
+    rate=$(read_epoch "epochs-$eviction" "$epoch")
     reads=$(( $(store_reads) - before ))
-    echo "| $eviction, admission $admission | $epoch | $reads | $(python3 -c "print(f'{max(0.0, 1 - $reads / $FILES):.2f}')") | $rate | $(( $(fallbacks) - fell )) |"
+    memory=$(python3 -c "print(f'{($(mount_memory) - $memory) / $FILES:.2f}')")
+    echo "| $eviction, admission $admission | $epoch | $reads | $(hit_ratio "$reads") | $memory | $rate | $(( $(fallbacks) - fell )) |"
   done
   [[ -z ${KEEP_LOGS:-} ]] || cp "$WORK"/block-service-*.log "$WORK"/gateway-*.log "$KEEP_LOGS"/ 2>/dev/null || true
+  if [[ -n $mount_pid ]]; then
+    fusermount -uz "$WORK/mnt/granary" 2> /dev/null || umount -l "$WORK/mnt/granary"
+    kill "$mount_pid"
+    wait "$mount_pid" 2>/dev/null || true
+    MOUNT_URL=
+  fi
   kill "$worker_pid" "$gateway_pid"
   wait "$worker_pid" "$gateway_pid" 2>/dev/null || true
   # The next worker must own every block: wait until the metadata-service counts this one gone.
   for _ in $(seq 120); do (( $(live_workers) == 0 )) && break; sleep 0.25; done
   (( $(live_workers) == 0 )) || die "worker epochs-$eviction still counted live"
 done
+if [[ $READER == mount ]]; then
+  # The baseline: the same DataLoader over s3fs on the store, which keeps nothing between epochs (each epoch reads
+  # every file from the store: store reads are the files).
+  mount_s3fs "$S3_URL" data "$WORK/mnt/store"
+  for epoch in $(seq "$EPOCHS"); do
+    echo "| s3fs on the store (no cache) | $epoch | $FILES | 0.00 | - | $(epoch "$WORK/mnt/store" --drop --seed "$epoch") | - |"
+  done
+fi

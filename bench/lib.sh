@@ -309,6 +309,33 @@ PY
   echo "$rates" | awk '{ sum += $1 } END { printf "%.0f", sum / NR / 1e6 }'
 }
 
+# PyTorch DataLoader epochs over a mount (bench/posix.py), with the Python that has torch.
+TORCH_PYTHON=${TORCH_PYTHON:-/usr/bin/python3}
+require_posix() {  # require_posix [HOW-TO-LEAVE-IT-OUT]: before any setup, each missing piece in one line
+  local leave=${1:-}
+  (( EUID == 0 )) || die "the POSIX section mounts with FUSE and needs root $leave"
+  [[ -e /dev/fuse ]] || die "no /dev/fuse on this machine $leave"
+  command -v s3fs > /dev/null || die "the POSIX section compares with s3fs: apt-get install s3fs $leave"
+  "$TORCH_PYTHON" -c 'import torch' 2> /dev/null \
+    || die "no PyTorch for $TORCH_PYTHON: apt-get install python3-torch, or set TORCH_PYTHON $leave"
+}
+
+epoch() {  # epoch DIR [--drop]: one DataLoader epoch over $FILES files of $SMALL_BYTES in all; prints files/s, dies
+  # unless it read the store's bytes
+  local files bytes secs digest
+  read -r files bytes secs digest < <("$TORCH_PYTHON" "$ROOT/bench/posix.py" epoch "$@")
+  # shellcheck disable=SC2153  # FILES and SMALL_BYTES are the calling script's
+  (( files == FILES && bytes == SMALL_BYTES )) || die "an epoch over $1 read $files files, $bytes bytes"
+  # The first epoch's digest is the store's bytes (in a file: epochs run in command substitutions).
+  [[ -s $WORK/epoch.digest ]] || echo "$digest" > "$WORK/epoch.digest"
+  [[ $digest == "$(cat "$WORK/epoch.digest")" ]] || die "an epoch over $1 read other bytes than the store's"
+  python3 -c "print(f'{$files / $secs:.0f}')"
+}
+best_epoch() {  # best_epoch ROUNDS DIR [--drop]: the most files/s of ROUNDS epochs
+  local rounds=$1; shift
+  for (( r = 0; r < rounds; r++ )); do epoch "$@"; done | sort -n | tail -1
+}
+
 # FUSE mounts of the POSIX benchmarks, under $WORK/mnt; each client runs in the foreground of a process of ours.
 MOUNTS=()
 unmount_all() {
@@ -319,8 +346,9 @@ unmount_all() {
 }
 mounted() { awk -v dir="$1" '$2 == dir { found = 1 } END { exit !found }' /proc/mounts; }
 
-mount_native() {  # mount_native DIR: Granary's FUSE client, every dataset a directory of DIR
+mount_native() {  # mount_native DIR: Granary's FUSE client, every dataset a directory of DIR; sets MOUNT_URL
   local port; port=$(free_port)
+  MOUNT_URL="http://127.0.0.1:$port"
   mkdir -p "$1"
   (( ${#MOUNTS[@]} )) || EXIT_HOOKS+=(unmount_all)
   MOUNTS+=("$1")

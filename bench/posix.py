@@ -2,9 +2,11 @@
 """POSIX reads for the benchmarks, as training code makes them. Run with the Python that has torch (Debian's
 python3-torch is /usr/bin/python3's).
 
-  posix.py epoch DIR [--workers 4] [--batch 64] [--drop]
-      one PyTorch DataLoader epoch over every file under DIR, shuffled; prints files, bytes, seconds and a digest
-      of the bytes that does not depend on their order (to check that every mount gave the same bytes)
+  posix.py epoch DIR [--workers 4] [--batch 64] [--drop] [--seed 7]
+      one PyTorch DataLoader epoch over every file under DIR, shuffled by a generator seeded with --seed (give each
+      epoch of a run its own, as a DataLoader's generator moves on from epoch to epoch); prints files, bytes,
+      seconds and a digest of the bytes that does not depend on their order (to check that every mount gave the
+      same bytes)
   posix.py drop PATH...
       drops the kernel's page cache of the files (or of every file under the directories), so the next read goes
       to the filesystem and not to memory
@@ -53,7 +55,7 @@ def epoch(args):
     if args.drop:
         drop([args.dir])
     loader = DataLoader(Files(paths), batch_size=args.batch, shuffle=True, num_workers=args.workers,
-                        generator=torch.Generator().manual_seed(7), collate_fn=collate)
+                        generator=torch.Generator().manual_seed(args.seed), collate_fn=collate)
     start = time.perf_counter()
     files = size = digest = 0
     for tensors, sizes, crcs in loader:
@@ -83,6 +85,7 @@ def main():
     one.add_argument("--workers", type=int, default=4)
     one.add_argument("--batch", type=int, default=64)
     one.add_argument("--drop", action="store_true")
+    one.add_argument("--seed", type=int, default=7)
     commands.add_parser("drop").add_argument("paths", nargs="+")
     commands.add_parser("dd").add_argument("file")
     args = parser.parse_args()

@@ -22,7 +22,6 @@ ROUNDS=2
 LINK_MBIT=
 LINK_DELAY_MS=0
 POSIX=1
-TORCH_PYTHON=${TORCH_PYTHON:-/usr/bin/python3}
 usage() { die "usage: bench/run.sh [--size-mib N] [--files N] [--rounds N] [--link MBIT[:DELAY_MS]] [--no-posix]"; }
 while (( $# )); do
   case $1 in
@@ -140,28 +139,6 @@ warm_up() {
   large_get "$S3_URL/warmup/big.bin" $(( WARMUP_MIB << 20 )) > /dev/null
 }
 
-require_posix() {  # before any setup: what the POSIX section needs, each missing piece said in one line
-  local leave="(--no-posix leaves the POSIX section out)"
-  (( EUID == 0 )) || die "the POSIX section mounts with FUSE and needs root $leave"
-  [[ -e /dev/fuse ]] || die "no /dev/fuse on this machine $leave"
-  command -v s3fs > /dev/null || die "the POSIX section compares with s3fs: apt-get install s3fs $leave"
-  "$TORCH_PYTHON" -c 'import torch' 2> /dev/null \
-    || die "no PyTorch for $TORCH_PYTHON: apt-get install python3-torch, or set TORCH_PYTHON $leave"
-}
-
-epoch() {  # epoch DIR [--drop]: one DataLoader epoch; prints files/s, dies unless it read the store's bytes
-  local files bytes secs digest
-  read -r files bytes secs digest < <("$TORCH_PYTHON" "$ROOT/bench/posix.py" epoch "$@")
-  (( files == FILES && bytes == SMALL_BYTES )) || die "an epoch over $1 read $files files, $bytes bytes"
-  # The first epoch's digest is the store's bytes (in a file: epochs run in command substitutions).
-  [[ -s $WORK/epoch.digest ]] || echo "$digest" > "$WORK/epoch.digest"
-  [[ $digest == "$(cat "$WORK/epoch.digest")" ]] || die "an epoch over $1 read other bytes than the store's"
-  python3 -c "print(f'{$files / $secs:.0f}')"
-}
-best_epoch() {  # best_epoch ROUNDS DIR [--drop]: the most files/s of ROUNDS epochs
-  local rounds=$1; shift
-  for (( r = 0; r < rounds; r++ )); do epoch "$@"; done | sort -n | tail -1
-}
 dd_mbps() {  # dd_mbps FILE ROUNDS: MB/s of dd bs=1M from a cold page cache, best of ROUNDS
   local bytes secs
   for (( r = 0; r < $2; r++ )); do
@@ -172,7 +149,7 @@ dd_mbps() {  # dd_mbps FILE ROUNDS: MB/s of dd bs=1M from a cold page cache, bes
 }
 
 require_built metadata-service block-service preload-service gateway
-[[ -z $POSIX ]] || { require_posix; require_built fuse-client; }
+[[ -z $POSIX ]] || { require_posix "(--no-posix leaves the POSIX section out)"; require_built fuse-client; }
 if [[ -n $LINK_MBIT ]]; then
   create_link "$LINK_DELAY_MS"
   LINK_SETTING="emulated link: $LINK_MBIT Mbit/s, $( (( LINK_DELAY_MS )) && echo "$LINK_DELAY_MS ms each way" || echo "no added delay") (S3Proxy in a network namespace, veth shaped both ways)"
