@@ -9,8 +9,10 @@ import io.granary.block.store.ClockPolicy;
 import io.granary.block.store.EvictionPolicy;
 import io.granary.block.store.LevelSpec;
 import io.granary.block.store.LruPolicy;
+import io.granary.block.store.ReadTrace;
 import io.granary.contracts.worker.Medium;
 import io.granary.simulator.policy.StoreModel;
+import io.granary.simulator.trace.RecordedTrace;
 import io.granary.simulator.trace.Samplers;
 import io.granary.simulator.trace.Trace;
 import org.junit.jupiter.api.Test;
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -64,6 +67,24 @@ class StoreAgreementTest {
 
         assertThat(stored).containsExactly(simulated);
         assertThat(simulated[simulated.length - 1]).as("the trace tells the policies apart").isPositive();
+    }
+
+    @Test
+    void aWorkersRecordedTraceIsTheReadsItServed() throws IOException {
+        Trace trace = Samplers.randomSampler(300, 2, 3, 5);
+        Path file = dir.resolve("worker.trace");
+        ReadTrace recording = new ReadTrace(file, BlockListener.NONE);
+        BlockStore store = BlockStore.open(List.of(new LevelSpec(Medium.MEM, List.of(dir.resolve("traced")),
+                (long) CAPACITY * BLOCK, Policies.HIGH, Policies.LOW)), ClockPolicy::new,
+                Policies.tinyLfu(CAPACITY, 1, 600), recording, false);
+        Replay.hitRatios(trace, (key, position) -> read(store, trace.keys()[key]));
+        recording.close();
+
+        Trace recorded = RecordedTrace.read(file);
+
+        assertThat(Arrays.stream(recorded.reads()).mapToObj(read -> recorded.keys()[read]))
+                .as("every read, in order").containsExactlyElementsOf(
+                        Arrays.stream(trace.reads()).mapToObj(read -> trace.keys()[read]).toList());
     }
 
     /** A reader's read, as the worker serves it: a hit, or a miss filled when the store takes the block. */

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** Configuration of one cache worker, under {@code granary.block}. */
 @ConfigMapping(prefix = "granary.block")
@@ -32,6 +33,12 @@ public interface BlockConfig {
     /** Checksum every block when the worker starts (a restart after a crash may leave torn files). */
     @WithDefault("true")
     boolean verifyOnStart();
+
+    /**
+     * A file every read the store counts is appended to, {@code <dataset> <blockId>} a line: a trace of this worker's
+     * reads for the simulator ({@code bench/simulate.sh --trace FILE}). Unset (the default): nothing is recorded.
+     */
+    Optional<Path> readTrace();
 
     /** Blocks filled at once for the preloads' batches, for the whole worker (a reader's fills are not limited). */
     @WithDefault("4")

@@ -1,7 +1,11 @@
 package io.granary.block.store;
 
-/** What the store tells the rest of the worker: blocks that entered, left, or were found damaged. */
+/** What the store tells the rest of the worker: blocks that entered, left, or were found damaged, and reads. */
 public interface BlockListener {
+
+    /** A read the store counted, held or not ({@link ReadTrace} records them); nothing by default. */
+    default void read(BlockKey key) {
+    }
 
     void cached(StoredBlock block);
 

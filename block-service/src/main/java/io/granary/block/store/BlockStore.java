@@ -76,6 +76,7 @@ public final class BlockStore {
     /** The block if it is held; a reader's read of it either way, counted for eviction and admission. */
     public Optional<StoredBlock> find(BlockKey key) {
         admission.recorded(key);
+        listener.read(key);
         StoredBlock block = index.get(key);
         if (block != null) {
             block.dir().level().policy().accessed(key);
@@ -90,6 +91,7 @@ public final class BlockStore {
     public Optional<StoredBlock> reportedReads(BlockKey key, int count) {
         for (int i = 1; i < count; i++) {
             admission.recorded(key);
+            listener.read(key);
         }
         return find(key);
     }

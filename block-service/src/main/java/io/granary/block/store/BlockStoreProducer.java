@@ -3,11 +3,13 @@ package io.granary.block.store;
 import io.granary.block.config.BlockConfig;
 import io.granary.contracts.block.ByteSize;
 import io.quarkus.runtime.Startup;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
+import java.io.IOException;
 import java.util.List;
 
 /** Opens the configured levels when the worker starts, so it rescans its cache before it serves anything. */
@@ -15,6 +17,7 @@ import java.util.List;
 public class BlockStoreProducer {
 
     private static final Logger LOG = Logger.getLogger(BlockStoreProducer.class);
+    private ReadTrace trace;
 
     /** The smallest block a sketch of reads is sized for: a file of 128 KiB is a block of its own. */
     private static final long SMALL_BLOCK = 128 << 10;
@@ -32,7 +35,20 @@ public class BlockStoreProducer {
         LOG.infof("block store: %s; eviction %s, admission %s", levels.stream()
                 .map(level -> level.medium() + " " + ByteSize.format(level.quota())).toList(),
                 config.eviction().name().toLowerCase(), config.admission().name().toLowerCase());
-        return BlockStore.open(levels, policies, admission(config, levels), listener, config.verifyOnStart());
+        BlockListener told = listener;
+        if (config.readTrace().isPresent()) {
+            trace = new ReadTrace(config.readTrace().get(), listener);
+            told = trace;
+            LOG.infof("recording every read to %s", config.readTrace().get());
+        }
+        return BlockStore.open(levels, policies, admission(config, levels), told, config.verifyOnStart());
+    }
+
+    @PreDestroy
+    void close() throws IOException {
+        if (trace != null) {
+            trace.close();
+        }
     }
 
     static Admission admission(BlockConfig config, List<LevelSpec> levels) {
