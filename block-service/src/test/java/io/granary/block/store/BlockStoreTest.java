@@ -225,6 +225,37 @@ class BlockStoreTest {
         assertThat(store.blockCount()).as("another dataset's block of the same path").isOne();
     }
 
+    @Test
+    void anIdleDatasetGivesItsBlocksUpAndABusyOneNever() throws IOException {
+        long[] now = {0};
+        long idleAfter = 1_000;
+        BlockStore store = BlockStore.open(List.of(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 10 * KIB,
+                0.95, 0.7)), ClockPolicy::new, new TinyLfuAdmission(64, 1, idleAfter, () -> now[0]), listener, true);
+        List<BlockKey> held = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {  // "busy" fills the cache, each block read as a reader reads it
+            BlockKey key = new BlockKey("busy", BlockId.of("busy", "f-" + i, "e", 0));
+            store.find(key);
+            put(store, key, KIB);
+            held.add(key);
+        }
+
+        now[0] = idleAfter;  // "busy" was read at 0: not idle yet
+        for (int i = 0; i < 10; i++) {
+            BlockKey key = new BlockKey("other", BlockId.of("other", "f-" + i, "e", 0));
+            store.find(key);
+            assertThat(store.reserve(key, KIB)).as("a newcomer of another dataset while busy is busy").isEmpty();
+        }
+        assertThat(held).allMatch(store::holds);
+
+        now[0] = 2 * idleAfter + 1;  // nobody read "busy" for longer than idle-after
+        BlockKey newcomer = new BlockKey("other", BlockId.of("other", "g", "e", 0));
+        store.find(newcomer);
+        put(store, newcomer, KIB);
+
+        assertThat(store.holds(newcomer)).isTrue();
+        assertThat(held.stream().filter(store::holds)).as("one block of the idle dataset made room").hasSize(9);
+    }
+
     private BlockStore open(LevelSpec... levels) {
         return BlockStore.open(List.of(levels), LruPolicy::new, Admission.ALWAYS, listener, true);
     }
