@@ -41,6 +41,8 @@ public class MountBeans {
 
     @Inject
     LocalReadReports reports;
+    @Inject
+    BlockReads reads;
 
     @Produces
     @ApplicationScoped
@@ -73,6 +75,12 @@ public class MountBeans {
     @Scheduled(every = "${granary.read.report-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void report() {
         reports.flush();
+    }
+
+    /** An evicted block's file kept open would hold its space, memory for a memory level, past the worker's quota. */
+    @Scheduled(every = "${granary.read.open-files-check}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void closeStale() {
+        reads.closeStale();
     }
 
     @Produces

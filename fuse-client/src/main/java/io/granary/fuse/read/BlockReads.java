@@ -99,6 +99,11 @@ public final class BlockReads {
         remote.synchronous().asMap().keySet().removeIf(key -> key.dataset().equals(dataset));
     }
 
+    /** Closes the kept block files whose block was evicted or freed since: their space is given back. */
+    public void closeStale() {
+        local.closeStale();
+    }
+
     public void close() {
         local.close();
     }

@@ -80,13 +80,5 @@ public interface GatewayConfig {
          */
         @WithDefault("4MiB")
         String mapAtLeast();
-
-        /**
-         * How often every kept block file is checked against its name: one whose block was evicted or freed since
-         * its last read is closed, so its memory (a file of a memory level) is given back within this, not held
-         * until it is read again or pushed out.
-         */
-        @WithDefault("5s")
-        Duration openFilesCheck();
     }
 }

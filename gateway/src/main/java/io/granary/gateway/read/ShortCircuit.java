@@ -52,7 +52,7 @@ public class ShortCircuit {
     }
 
     /** A block evicted or freed since its last read does not hold its space (memory, for a memory level) for long. */
-    @Scheduled(every = "${granary.gateway.read.open-files-check}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    @Scheduled(every = "${granary.read.open-files-check}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void closeStale() {
         files.closeStale();
     }

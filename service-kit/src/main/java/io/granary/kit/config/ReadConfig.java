@@ -31,4 +31,12 @@ public interface ReadConfig {
     /** How often the reads served from workers' files on this node are reported to them (their policies, hit ratio). */
     @WithDefault("1s")
     Duration reportInterval();
+
+    /**
+     * How often the block files a reader keeps open are checked against their names: one whose block was evicted or
+     * freed since its last read is closed, so its space (memory, for a memory level) is given back within this, not
+     * held until it is read again or pushed out.
+     */
+    @WithDefault("5s")
+    Duration openFilesCheck();
 }
