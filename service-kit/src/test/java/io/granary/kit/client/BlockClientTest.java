@@ -164,7 +164,7 @@ class BlockClientTest {
         }));
 
         assertThat(await(blocks.fill(worker, "imagenet", FILE, 3))).isTrue();
-        assertThat(await(asked)).isEqualTo("HEAD /blocks/imagenet/3?path=train%2Fa%20b.jpg&etag=e1 0");
+        assertThat(await(asked)).isEqualTo("HEAD /blocks/imagenet/3?path=train%2Fa%20b.jpg&etag=e1&size=5242880 0");
         stopServer();
 
         Worker full = worker(request -> request.response().putHeader(BlockApi.CACHE_HEADER, BlockApi.BYPASS).end());
@@ -325,7 +325,7 @@ class BlockClientTest {
 
         await(blocks.put(worker, "ds", FILE, 2, body, 300_000).andThen(done -> body.close()));
 
-        assertThat(await(got)).isEqualTo("PUT /blocks/ds/2?path=train%2Fa%20b.jpg&etag=e1 300000");
+        assertThat(await(got)).isEqualTo("PUT /blocks/ds/2?path=train%2Fa%20b.jpg&etag=e1&size=5242880 300000");
     }
 
     @Test
