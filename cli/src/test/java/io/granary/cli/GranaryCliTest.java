@@ -184,6 +184,8 @@ class GranaryCliTest {
         assertOneLine(granary("dataset", "create", "bad", "--mount", "ftp://store/bucket"), Exit.REFUSED,
                 "mounts[0].uri: 'ftp://store/bucket' must be");
         assertOneLine(granary("dataset", "create", "Bad_Name", "--mount", "file:///tmp"), Exit.REFUSED, "name:");
+        assertOneLine(granary("dataset", "create", "greedy", "--mount", "file:///tmp", "--cache-share", "1.5"),
+                Exit.REFUSED, "cacheShare: must be more than 0 and at most 1");
         assertOneLine(granary("load", "photos", "--cron", "every day"), Exit.REFUSED, "schedule:");
         assertOneLine(granary("load", "get", "load-none"), Exit.NOT_FOUND, "load-none");
         assertOneLine(granary("dataset", "ls", "--colour"), Exit.USAGE, "Unknown option: '--colour'");

@@ -34,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.nullValue;
 
 @QuarkusTest
 @QuarkusTestResource(value = KafkaResource.class, restrictToAnnotatedClass = false)
@@ -109,6 +110,23 @@ class DatasetApiTest {
         seed("dup-data", 1, 1, 2);
         create("dup-data", "s3://dup-data/", "devstack-s3").statusCode(201);
         create("dup-data", "s3://dup-data/", "devstack-s3").statusCode(409).body("field", equalTo("name"));
+    }
+
+    @Test
+    void theDatasetsCacheSharesAddUpToOneAtMost() throws IOException {
+        seed("shares", 1, 1, 2);
+        createWithShare("share-a", 0.6).statusCode(201).body("spec.cacheShare", equalTo(0.6f));
+        createWithShare("share-b", 0.5).statusCode(400).contentType("application/problem+json")
+                .body("field", equalTo("cacheShare")).body("detail", containsString("at most 0.40 is left"));
+        createWithShare("share-b", 1.5).statusCode(400).body("field", equalTo("cacheShare"));
+        createWithShare("share-b", 0.4).statusCode(201);
+        create("share-none", "s3://shares/", "devstack-s3").statusCode(201).body("spec.cacheShare", nullValue());
+    }
+
+    private io.restassured.response.ValidatableResponse createWithShare(String name, double share) {
+        return given().contentType(ContentType.JSON).body(Map.of("name", name, "cacheShare", share, "mounts",
+                List.of(Map.of("uri", "s3://shares/", "options", Map.of("endpoint", endpoint, "pathStyle", "true"),
+                        "credentialsRef", "devstack-s3")))).post("/api/v1/datasets").then();
     }
 
     @Test

@@ -61,6 +61,9 @@ public final class DatasetCommand extends CommandGroup {
         String metadataTtl;
         @Option(names = "--read-only", description = "refuse writes through the gateway")
         boolean readOnly;
+        @Option(names = "--cache-share", paramLabel = "FRACTION",
+                description = "the share of every worker's cache it keeps against other datasets, e.g. 0.3")
+        Double cacheShare;
         @Option(names = "--wait", description = "wait until the dataset is Bound (exit 1 if it Failed)")
         boolean await;
         @Mixin
@@ -69,7 +72,7 @@ public final class DatasetCommand extends CommandGroup {
         @Override
         public Integer call() throws InterruptedException {
             DatasetSpec request = new DatasetSpec(name, List.of(new Mount(uri, null, options, credentialsRef)),
-                    blockSize, replicas, nodeSelector, metadataTtl, readOnly ? Boolean.TRUE : null);
+                    blockSize, replicas, nodeSelector, metadataTtl, readOnly ? Boolean.TRUE : null, null, cacheShare);
             Dataset created = api().post(DATASETS, request, DATASET);
             Dataset dataset = await ? awaitBound(created) : created;
             output.print(out(), json(), dataset, () -> "dataset " + name + " created: " + describe(dataset.status())

@@ -29,10 +29,13 @@ import java.util.Set;
  * @param readOnly     refuse writes through the gateway
  * @param bucket       what S3 keeps about the dataset as a bucket: owner and ACL, CORS, public access block; the
  *                     identity that creates the dataset owns it unless this names another owner
+ * @param cacheShare   the share of every worker's cache the dataset keeps against other datasets (0.3: 30%): their
+ *                     newcomers never push its blocks below it, and its own take room from datasets above theirs;
+ *                     null: none, it competes for the whole cache. The shares of all datasets add up to 1 at most
  */
 public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Integer replicas,
                           Map<String, String> nodeSelector, String metadataTtl, Boolean readOnly,
-                          BucketSettings bucket)
+                          BucketSettings bucket, Double cacheShare)
         implements Validated<DatasetSpec> {
 
     public static final String DEFAULT_BLOCK_SIZE = "16MiB";
@@ -51,7 +54,13 @@ public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Int
 
     public DatasetSpec(String name, List<Mount> mounts, String blockSize, Integer replicas,
                        Map<String, String> nodeSelector, String metadataTtl, Boolean readOnly) {
-        this(name, mounts, blockSize, replicas, nodeSelector, metadataTtl, readOnly, null);
+        this(name, mounts, blockSize, replicas, nodeSelector, metadataTtl, readOnly, null, null);
+    }
+
+    public DatasetSpec(String name, List<Mount> mounts, String blockSize, Integer replicas,
+                       Map<String, String> nodeSelector, String metadataTtl, Boolean readOnly,
+                       BucketSettings bucket) {
+        this(name, mounts, blockSize, replicas, nodeSelector, metadataTtl, readOnly, bucket, null);
     }
 
     /** @throws ValidationException naming the first bad field */
@@ -88,6 +97,10 @@ public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Int
         if (metadataTtl != null) {
             metadataTtlDuration();
         }
+        if (cacheShare != null && !(cacheShare > 0 && cacheShare <= 1)) {
+            throw new ValidationException("cacheShare", "must be more than 0 and at most 1 (a share of each worker's "
+                    + "cache), not " + cacheShare);
+        }
         if (bucket != null) {
             try {
                 bucket.validate();
@@ -101,12 +114,19 @@ public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Int
     /** This spec with every optional field set to its default. */
     public DatasetSpec withDefaults() {
         return new DatasetSpec(name, mounts, blockSize == null ? DEFAULT_BLOCK_SIZE : blockSize,
-                replicas == null ? 1 : replicas, nodeSelector, metadataTtl, readOnly != null && readOnly, bucket);
+                replicas == null ? 1 : replicas, nodeSelector, metadataTtl, readOnly != null && readOnly, bucket,
+                cacheShare);
     }
 
     /** This spec with other bucket settings. */
     public DatasetSpec withBucket(BucketSettings settings) {
-        return new DatasetSpec(name, mounts, blockSize, replicas, nodeSelector, metadataTtl, readOnly, settings);
+        return new DatasetSpec(name, mounts, blockSize, replicas, nodeSelector, metadataTtl, readOnly, settings,
+                cacheShare);
+    }
+
+    /** The share of each worker's cache kept for this dataset: 0 when it has none. */
+    public double cacheShareOrNone() {
+        return cacheShare == null ? 0 : cacheShare;
     }
 
     public long blockSizeBytes() {

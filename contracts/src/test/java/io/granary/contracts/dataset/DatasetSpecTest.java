@@ -105,6 +105,20 @@ class DatasetSpecTest {
         assertThat(spec.metadataTtlDuration()).isNull();
     }
 
+    @Test
+    void aCacheShareIsAFractionOfEachWorkersCache() {
+        for (double share : new double[] {0, -0.1, 1.5, Double.NaN}) {
+            assertField(withShare(share), "cacheShare", "more than 0 and at most 1");
+        }
+        assertThat(withShare(0.25).validate().withDefaults().cacheShareOrNone()).isEqualTo(0.25);
+        assertThat(withShare(1).validate().cacheShare()).isEqualTo(1.0);
+        assertThat(spec("data", S3).withDefaults().cacheShareOrNone()).as("none").isZero();
+    }
+
+    private static DatasetSpec withShare(double share) {
+        return new DatasetSpec("data", List.of(S3), null, null, null, null, null, null, share);
+    }
+
     private static DatasetSpec withOptions(String blockSize, Integer replicas, String ttl) {
         return new DatasetSpec("data", List.of(S3), blockSize, replicas, null, ttl, null);
     }

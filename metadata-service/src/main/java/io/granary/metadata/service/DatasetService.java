@@ -26,6 +26,7 @@ import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
@@ -80,6 +81,7 @@ public class DatasetService {
     /** Creates a dataset; the caller owns it as a bucket unless the spec names an owner (the cluster owns none). */
     public Dataset create(DatasetSpec request, Caller caller) {
         DatasetSpec spec = owned(request.validate().withDefaults(), caller);
+        checkShares(spec);
         String failure = checkMounts(spec.mounts());
         DatasetStatus pending = DatasetStatus.pending(clock.instant());
         DatasetStatus status = failure == null ? pending : pending.failed(failure);
@@ -92,6 +94,24 @@ public class DatasetService {
             startListing(spec.name(), false);
         }
         return withStatistics(dataset);
+    }
+
+    /**
+     * The shares of every worker's cache the datasets keep add up to all of it at most: a worker cannot keep more
+     * than it has. Checked against the datasets there are; two created at the same moment may pass it together,
+     * and then each worker keeps what it can (no share is more than a floor among others).
+     */
+    private void checkShares(DatasetSpec spec) {
+        if (spec.cacheShare() == null) {
+            return;
+        }
+        double taken = registry.all().stream().filter(d -> !d.spec().name().equals(spec.name()))
+                .mapToDouble(d -> d.spec().cacheShareOrNone()).sum();
+        if (taken + spec.cacheShare() > 1 + 1e-9) {
+            throw new ValidationException("cacheShare", String.format(Locale.ROOT,
+                    "the other datasets keep %.2f of each worker's cache: at most %.2f is left, not %s",
+                    taken, Math.max(0, 1 - taken), spec.cacheShare()));
+        }
     }
 
     private static DatasetSpec owned(DatasetSpec spec, Caller caller) {
