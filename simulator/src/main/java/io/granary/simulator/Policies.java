@@ -45,6 +45,11 @@ public final class Policies {
             public boolean admits(BlockKey candidate, BlockKey victim) {
                 return admission.admits(candidate, victim);
             }
+
+            @Override
+            public boolean idle(String dataset) {
+                return admission.idle(dataset);
+            }
         };
     }
 
@@ -63,6 +68,9 @@ public final class Policies {
                 new Named("TinyLFU admission, margin 1, idle datasets give way + CLOCK", (trace, capacity) ->
                         new StoreModel(trace.keys(), capacity, HIGH, LOW, new ClockPolicy(),
                                 tinyLfu(capacity, 1, trace.blocks()))),
+                new Named("the store's default, every dataset a share of 1/2", (trace, capacity) ->
+                        new StoreModel(trace.keys(), capacity, HIGH, LOW, new ClockPolicy(),
+                                tinyLfu(capacity, 1, trace.blocks()), dataset -> 0.5)),
                 new Named("W-TinyLFU (Caffeine)", (trace, capacity) -> new CaffeineModel(capacity)),
                 new Named("clairvoyant (Belady, the bound)", Clairvoyant::new));
     }

@@ -44,7 +44,8 @@ public final class Simulator {
                 Samplers.randomSampler(files / 8, 8, epochs, 7),
                 Samplers.twoJobs(files, 1, epochs, 7, 11),
                 Samplers.scanAmongEpochs(files, 1, epochs, 7, files),
-                Samplers.oneJobAfterAnother(files / 2, 1, epochs, 7)));
+                Samplers.oneJobAfterAnother(files / 2, 1, epochs, 7),
+                Samplers.twoDatasets(files / 2, 1, epochs, 7, 11)));
         for (Path file : recorded) {
             traces.add(RecordedTrace.read(file));
         }

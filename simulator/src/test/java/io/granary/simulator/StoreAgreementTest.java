@@ -6,6 +6,7 @@ import io.granary.block.store.BlockListener;
 import io.granary.block.store.BlockStore;
 import io.granary.block.store.BlockWriter;
 import io.granary.block.store.ClockPolicy;
+import io.granary.block.store.DatasetShares;
 import io.granary.block.store.EvictionPolicy;
 import io.granary.block.store.LevelSpec;
 import io.granary.block.store.LruPolicy;
@@ -67,6 +68,23 @@ class StoreAgreementTest {
 
         assertThat(stored).containsExactly(simulated);
         assertThat(simulated[simulated.length - 1]).as("the trace tells the policies apart").isPositive();
+    }
+
+    @Test
+    void sharesOfTheCacheKeepWhatTheStoreKeeps() throws IOException {
+        Trace trace = Samplers.twoDatasets(150, 1, 4, 7, 11);
+        DatasetShares shares = dataset -> dataset.equals("second") ? 0.4 : 0.3;
+        double[] simulated = Replay.hitRatios(trace, new StoreModel(trace.keys(), CAPACITY, Policies.HIGH,
+                Policies.LOW, new ClockPolicy(), Policies.tinyLfu(CAPACITY, 1, 10_000), shares));
+
+        BlockStore store = BlockStore.open(List.of(new LevelSpec(Medium.MEM, List.of(dir.resolve("shares")),
+                (long) CAPACITY * BLOCK, Policies.HIGH, Policies.LOW)), ClockPolicy::new,
+                Policies.tinyLfu(CAPACITY, 1, 10_000), shares, BlockListener.NONE, false);
+        double[] stored = Replay.hitRatios(trace, (key, position) -> read(store, trace.keys()[key]));
+
+        assertThat(stored).containsExactly(simulated);
+        assertThat(store.bytesByDataset()).as("the second job's share, 40 of 100 blocks")
+                .containsEntry("second", 40L * BLOCK);
     }
 
     @Test

@@ -13,6 +13,11 @@ public interface Admission {
     /** Whether {@code candidate}, not held, should replace {@code victim}, the block that would leave for it. */
     boolean admits(BlockKey candidate, BlockKey victim);
 
+    /** Whether nobody read the dataset lately: its blocks give way to any other's, its share too. Never, by default. */
+    default boolean idle(String dataset) {
+        return false;
+    }
+
     /** Every block is admitted: the policy's victim leaves for it (plain LRU, CLOCK). */
     Admission ALWAYS = new Admission() {
         @Override

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -22,7 +23,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * level's victim); refused, it is read through uncached. Admitted always, a level that passes its high watermark is
  * brought down to its low watermark by its eviction policy; judged by an admission that can refuse, a level fills to
  * its quota and gives up only what a newcomer needs. Victims move to the next level (spilling MEM to SSD) and leave
- * the node only from the last one. Every block file is whole
+ * the node only from the last one, and never for another dataset's newcomer when that would take its dataset below
+ * its share ({@link DatasetShares}); a dataset below its share may take a block of one above its own, whatever
+ * admission says. Every block file is whole
  * (written under a temporary name, then renamed) and has a CRC32C sidecar, checked on open and on demand: the
  * block-file format ({@link BlockFiles}) that short-circuit readers rely on.
  */
@@ -34,12 +37,18 @@ public final class BlockStore {
     private final Map<BlockKey, StoredBlock> index = new ConcurrentHashMap<>();
     private final BlockListener listener;
     private final Admission admission;
+    private final DatasetShares shares;
+    /** Bytes held per dataset, in every level: what its share is measured against. */
+    private final Map<String, AtomicLong> heldBytes = new ConcurrentHashMap<>();
+    private final long capacity;
     private final ReentrantLock evicting = new ReentrantLock();
 
-    private BlockStore(List<Level> levels, Admission admission, BlockListener listener) {
+    private BlockStore(List<Level> levels, Admission admission, DatasetShares shares, BlockListener listener) {
         this.levels = levels;
         this.admission = admission;
+        this.shares = shares;
         this.listener = listener;
+        this.capacity = levels.stream().mapToLong(Level::quota).sum();
     }
 
     /**
@@ -49,6 +58,12 @@ public final class BlockStore {
      */
     public static BlockStore open(List<LevelSpec> specs, EvictionPolicy.Factory policies, Admission admission,
                                    BlockListener listener, boolean verify) {
+        return open(specs, policies, admission, DatasetShares.NONE, listener, verify);
+    }
+
+    /** As {@link #open(List, EvictionPolicy.Factory, Admission, BlockListener, boolean)}, datasets keeping shares. */
+    public static BlockStore open(List<LevelSpec> specs, EvictionPolicy.Factory policies, Admission admission,
+                                   DatasetShares shares, BlockListener listener, boolean verify) {
         if (specs.isEmpty()) {
             throw new IllegalArgumentException("a worker needs at least one cache level");
         }
@@ -56,15 +71,16 @@ public final class BlockStore {
         for (LevelSpec spec : specs) {
             levels.add(new Level(spec, levels.size(), policies.create()));
         }
-        BlockStore store = new BlockStore(List.copyOf(levels), admission, listener);
+        BlockStore store = new BlockStore(List.copyOf(levels), admission, shares, listener);
         for (StoredBlock block : LevelScan.scan(store.levels, verify, listener)) {
             store.index.put(block.key(), block);
+            store.held(block, block.length());
             block.dir().add(block.length());
             block.dir().level().policy().admitted(block.key());
         }
         LOG.infof("cache levels hold %d blocks: %s", store.index.size(), store.workerLevels());
         for (Level level : levels) {
-            store.evictIfAboveHigh(level);
+            store.evictIfAboveHigh(level, null);
         }
         return store;
     }
@@ -119,13 +135,13 @@ public final class BlockStore {
     public Optional<BlockWriter> reserve(BlockKey key, long bytes) {
         Optional<Reservation> reservation = tryReserve(key, bytes, 0);
         if (reservation.isEmpty()) {
-            if (!admits(key)) {
+            if (!admits(key, bytes)) {
                 return Optional.empty();
             }
             for (Level level : levels) {
                 if (bytes <= level.quota()) {
                     evictTo(level, admission == Admission.ALWAYS ? Math.min(level.lowBytes(), level.quota() - bytes)
-                            : level.quota() - bytes);
+                            : level.quota() - bytes, key.dataset());
                     reservation = tryReserve(key, bytes, level.rank());
                     if (reservation.isPresent()) {
                         break;
@@ -136,21 +152,97 @@ public final class BlockStore {
         return reservation.map(room -> new BlockWriter(this, room));
     }
 
-    /** Whether a newcomer may take the place of the block that would leave the node for it: the last level's victim. */
-    private boolean admits(BlockKey key) {
+    /**
+     * Whether a newcomer may take the place of the block that would leave the node for it: the last level's first
+     * victim not kept for its dataset's share. A newcomer whose dataset is below its own share takes it whatever
+     * admission says; when every block there is kept, none.
+     */
+    private boolean admits(BlockKey key, long bytes) {
         if (admission == Admission.ALWAYS) {
             return true;
         }
-        BlockKey leaving = levels.get(levels.size() - 1).policy().victim();
-        return leaving == null || admission.admits(key, leaving);
+        Level last = levels.get(levels.size() - 1);
+        if (last.policy().victim() == null) {
+            return true;  // nothing held there: the room is reserved by writes in progress
+        }
+        evicting.lock();
+        try {
+            BlockKey leaving = leaving(last, key.dataset());
+            if (leaving == null) {
+                return false;
+            }
+            boolean belowShare = !leaving.dataset().equals(key.dataset())
+                    && held(key.dataset()) + bytes <= shares.of(key.dataset()) * capacity;
+            return belowShare || admission.admits(key, leaving);
+        } finally {
+            evicting.unlock();
+        }
+    }
+
+    /**
+     * The level's next victim that may leave the node for a newcomer of {@code dataset} (null: none is waiting, as
+     * when the store evicts on its own): the victims kept for their dataset's share are passed over as read.
+     */
+    private BlockKey leaving(Level level, String dataset) {
+        if (!anyMayLeave(dataset)) {
+            return null;  // asked per dataset, not per block: a full cache of kept blocks costs no scan per miss
+        }
+        for (int passed = 0; passed <= index.size(); passed++) {
+            BlockKey victim = level.policy().victim();
+            if (victim == null) {
+                return null;
+            }
+            StoredBlock block = index.get(victim);
+            if (block == null || block.dir().level() != level) {
+                level.policy().removed(victim);
+            } else if (kept(block, dataset)) {
+                level.policy().accessed(victim);
+            } else {
+                return victim;
+            }
+        }
+        return null;  // every block there is kept for its dataset's share
+    }
+
+    /** Whether any block may leave the node for a newcomer of {@code dataset}: some dataset holds more than it keeps. */
+    private boolean anyMayLeave(String newcomer) {
+        for (Map.Entry<String, AtomicLong> held : heldBytes.entrySet()) {
+            String dataset = held.getKey();
+            double share = dataset.equals(newcomer) || admission.idle(dataset) ? 0 : shares.of(dataset);
+            if (held.getValue().get() > share * capacity) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether the block stays for its dataset's share: leaving for a newcomer of another would take it below. A
+     * dataset nobody read lately ({@link Admission#idle}) keeps no share.
+     */
+    private boolean kept(StoredBlock block, String newcomer) {
+        String dataset = block.key().dataset();
+        double share = shares.of(dataset);
+        return share > 0 && !dataset.equals(newcomer) && held(dataset) - block.length() < share * capacity
+                && !admission.idle(dataset);
+    }
+
+    private long held(String dataset) {
+        AtomicLong bytes = heldBytes.get(dataset);
+        return bytes == null ? 0 : bytes.get();
+    }
+
+    private void held(StoredBlock block, long bytes) {
+        heldBytes.computeIfAbsent(block.key().dataset(), dataset -> new AtomicLong()).addAndGet(bytes);
     }
 
     /** Indexes a block a {@link BlockWriter} installed: held from now on, and its level evicted from if need be. */
     void admit(StoredBlock block) {
         index.put(block.key(), block);
+        held(block, block.length());
         block.dir().level().policy().admitted(block.key());
         listener.cached(block);
-        evictIfAboveHigh(block.dir().level());
+        evictIfAboveHigh(block.dir().level(), block.key().dataset());
     }
 
     /**
@@ -277,26 +369,38 @@ public final class BlockStore {
 
     /** Deletes an unindexed block's files and gives its room back. */
     private void forget(StoredBlock block) {
+        held(block, -block.length());
         block.dir().level().policy().removed(block.key());
         block.dir().add(-block.length());
         BlockFileWriter.delete(block.file());
     }
 
-    /** Down to the low watermark past the high one, when every newcomer is admitted; else down to the quota. */
-    private void evictIfAboveHigh(Level level) {
+    /**
+     * Down to the low watermark past the high one, when every newcomer is admitted; else down to the quota. For a
+     * newcomer of {@code dataset} (null: none).
+     */
+    private void evictIfAboveHigh(Level level, String dataset) {
         if (admission == Admission.ALWAYS) {
             if (level.aboveHigh()) {
-                evictTo(level, level.lowBytes());
+                evictTo(level, level.lowBytes(), dataset);
             }
         } else if (level.used() > level.quota()) {
-            evictTo(level, level.quota());
+            evictTo(level, level.quota(), dataset);
         }
     }
 
-    /** Evicts the level's victims until it holds at most {@code target} bytes; one eviction runs at a time. */
-    private void evictTo(Level level, long target) {
+    /**
+     * Evicts the level's victims until it holds at most {@code target} bytes, for a newcomer of {@code dataset} (null:
+     * none): a victim moves a level down, or leaves the node unless it is kept for its dataset's share. One eviction
+     * runs at a time.
+     */
+    private void evictTo(Level level, long target, String dataset) {
         evicting.lock();
         try {
+            if (level.rank() == levels.size() - 1 && !anyMayLeave(dataset)) {
+                return;  // nothing here may leave the node, and there is no level below
+            }
+            int passed = 0;
             while (level.used() > target) {
                 BlockKey victim = level.policy().victim();
                 if (victim == null) {
@@ -307,7 +411,17 @@ public final class BlockStore {
                     level.policy().removed(victim);
                     continue;
                 }
-                if (!demote(block) && index.remove(victim, block)) {
+                if (demote(block, dataset)) {
+                    continue;
+                }
+                if (kept(block, dataset)) {
+                    level.policy().accessed(victim);
+                    if (++passed > index.size()) {
+                        return;  // every block left is kept for its dataset's share
+                    }
+                    continue;
+                }
+                if (index.remove(victim, block)) {
                     forget(block);
                     listener.evicted(block);
                 }
@@ -322,7 +436,7 @@ public final class BlockStore {
      * a reader always finds a whole file. False when there is no next level or it has no room even after its own
      * eviction.
      */
-    private boolean demote(StoredBlock block) {
+    private boolean demote(StoredBlock block, String dataset) {
         int next = block.dir().level().rank() + 1;
         if (next >= levels.size()) {
             return false;
@@ -334,7 +448,7 @@ public final class BlockStore {
         Optional<Reservation> reservation = lower.reserve(block.key(), block.length());
         if (reservation.isEmpty()) {
             evictTo(lower, admission == Admission.ALWAYS ? Math.min(lower.lowBytes(), lower.quota() - block.length())
-                    : lower.quota() - block.length());
+                    : lower.quota() - block.length(), dataset);
             reservation = lower.reserve(block.key(), block.length());
             if (reservation.isEmpty()) {
                 return false;

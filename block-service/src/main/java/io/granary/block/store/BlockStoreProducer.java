@@ -1,5 +1,6 @@
 package io.granary.block.store;
 
+import io.granary.block.client.DatasetDirectory;
 import io.granary.block.config.BlockConfig;
 import io.granary.contracts.block.ByteSize;
 import io.quarkus.runtime.Startup;
@@ -25,7 +26,7 @@ public class BlockStoreProducer {
     @Produces
     @Singleton
     @Startup
-    BlockStore store(BlockConfig config, BlockListener listener) {
+    BlockStore store(BlockConfig config, BlockListener listener, DatasetDirectory datasets) {
         List<LevelSpec> levels = config.levels().stream()
                 .map(level -> new LevelSpec(level.medium(), level.paths(), ByteSize.parse(level.quota()),
                         level.high(), level.low()))
@@ -41,7 +42,8 @@ public class BlockStoreProducer {
             told = trace;
             LOG.infof("recording every read to %s", config.readTrace().get());
         }
-        return BlockStore.open(levels, policies, admission(config, levels), told, config.verifyOnStart());
+        return BlockStore.open(levels, policies, admission(config, levels), datasets::share, told,
+                config.verifyOnStart());
     }
 
     @PreDestroy

@@ -43,12 +43,15 @@ public final class TinyLfuAdmission implements Admission {
 
     @Override
     public boolean admits(BlockKey candidate, BlockKey victim) {
-        if (!candidate.dataset().equals(victim.dataset())) {
-            Long read = lastRead.get(victim.dataset());
-            if (read == null || now.getAsLong() - read > idleAfter) {
-                return true;
-            }
+        if (!candidate.dataset().equals(victim.dataset()) && idle(victim.dataset())) {
+            return true;
         }
         return sketch.frequency(candidate) > sketch.frequency(victim) + margin;
+    }
+
+    @Override
+    public boolean idle(String dataset) {
+        Long read = lastRead.get(dataset);
+        return read == null || now.getAsLong() - read > idleAfter;
     }
 }

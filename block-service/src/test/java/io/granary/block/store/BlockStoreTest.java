@@ -17,6 +17,7 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -254,6 +255,58 @@ class BlockStoreTest {
 
         assertThat(store.holds(newcomer)).isTrue();
         assertThat(held.stream().filter(store::holds)).as("one block of the idle dataset made room").hasSize(9);
+    }
+
+    @Test
+    void aDatasetsShareHoldsUnderPressureFromAnother() throws IOException {
+        for (boolean always : new boolean[] {true, false}) {
+            Admission admission = always ? Admission.ALWAYS : new TinyLfuAdmission(64, 1, Long.MAX_VALUE, () -> 0);
+            BlockStore store = BlockStore.open(List.of(new LevelSpec(Medium.MEM, List.of(dir.resolve("share-" + always)),
+                    20 * KIB, 0.95, 0.7)), always ? LruPolicy::new : ClockPolicy::new, admission,
+                    dataset -> dataset.equals("kept") ? 0.5 : 0, listener, true);
+            for (int i = 0; i < 20; i++) {
+                read(store, new BlockKey("kept", BlockId.of("kept", "f-" + i, "e", 0)), KIB);
+            }
+            for (int round = 0; round < 5; round++) {  // read far more often than "kept": TinyLFU would take them all
+                for (int i = 0; i < 40; i++) {
+                    read(store, new BlockKey("busy", BlockId.of("busy", "f-" + i, "e", 0)), KIB);
+                }
+            }
+
+            assertThat(store.bytesByDataset().get("kept")).as("admission %s: its share, 10 KiB", admission)
+                    .isEqualTo(10L * KIB);
+            assertThat(store.bytesByDataset().get("busy")).as("the rest").isPositive();
+        }
+    }
+
+    @Test
+    void aDatasetBelowItsShareTakesRoomWhateverAdmissionSays() throws IOException {
+        BlockStore store = BlockStore.open(List.of(new LevelSpec(Medium.MEM, List.of(dir.resolve("late")), 20 * KIB,
+                0.95, 0.7)), ClockPolicy::new, new TinyLfuAdmission(64, 1, Long.MAX_VALUE, () -> 0),
+                dataset -> dataset.equals("late") ? 0.25 : 0, listener, true);
+        for (int round = 0; round < 5; round++) {
+            for (int i = 0; i < 20; i++) {
+                read(store, new BlockKey("first", BlockId.of("first", "f-" + i, "e", 0)), KIB);
+            }
+        }
+        for (int i = 0; i < 10; i++) {  // each read once: never more often than a block of "first"
+            read(store, new BlockKey("late", BlockId.of("late", "f-" + i, "e", 0)), KIB);
+        }
+
+        assertThat(store.bytesByDataset()).containsEntry("late", 5L * KIB).containsEntry("first", 15L * KIB);
+    }
+
+    /** A reader's read as the worker serves it: counted, then stored on a miss when the store takes it. */
+    private void read(BlockStore store, BlockKey key, int length) throws IOException {
+        if (store.find(key).isEmpty()) {
+            Optional<BlockWriter> room = store.reserve(key, length);
+            if (room.isPresent()) {
+                try (BlockWriter writer = room.get()) {
+                    writer.write(content(key, length), 0, length);
+                    writer.commit("file", "etag");
+                }
+            }
+        }
     }
 
     private BlockStore open(LevelSpec... levels) {

@@ -131,6 +131,35 @@ public final class Samplers {
                 + " blocks each");
     }
 
+    /**
+     * Two jobs at once, each over a dataset of its own, their reads taking turns, the second joining after the
+     * first's first epoch (when the first has filled the cache): what a share of the cache per dataset is for.
+     * Epochs are the first job's.
+     */
+    public static Trace twoDatasets(int files, int blocksPerFile, int epochs, long seedA, long seedB) {
+        BlockKey[] first = dataset("first", files, blocksPerFile);
+        BlockKey[] second = dataset("second", files, blocksPerFile);
+        BlockKey[] keys = new BlockKey[first.length + second.length];
+        System.arraycopy(first, 0, keys, 0, first.length);
+        System.arraycopy(second, 0, keys, first.length, second.length);
+        TraceBuilder trace = new TraceBuilder(keys, blocksPerFile);
+        SplittableRandom a = new SplittableRandom(seedA);
+        SplittableRandom b = new SplittableRandom(seedB);
+        for (int epoch = 0; epoch < epochs; epoch++) {
+            trace.epoch();
+            int[] orderA = permutation(files, a);
+            int[] orderB = epoch == 0 ? null : permutation(files, b);
+            for (int i = 0; i < files; i++) {
+                trace.file(0, orderA[i]);
+                if (orderB != null) {
+                    trace.file(first.length, orderB[i]);
+                }
+            }
+        }
+        return trace.build("two jobs at once on two datasets, the second from epoch 2, " + files + " files x "
+                + blocksPerFile + " blocks each");
+    }
+
     /** A permutation of 0..n-1, Fisher-Yates. */
     static int[] permutation(int n, SplittableRandom random) {
         int[] order = new int[n];
