@@ -4,6 +4,7 @@ import io.granary.block.store.BlockKey;
 import io.granary.contracts.block.BlockId;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -85,11 +86,7 @@ public final class Samplers {
      */
     public static Trace scanAmongEpochs(int files, int blocksPerFile, int epochs, long seed, int scanFiles) {
         BlockKey[] job = dataset("ds", files, blocksPerFile);
-        BlockKey[] scan = dataset("scan", scanFiles, blocksPerFile);
-        BlockKey[] keys = new BlockKey[job.length + scan.length];
-        System.arraycopy(job, 0, keys, 0, job.length);
-        System.arraycopy(scan, 0, keys, job.length, scan.length);
-        TraceBuilder trace = new TraceBuilder(keys, blocksPerFile);
+        TraceBuilder trace = new TraceBuilder(both(job, dataset("scan", scanFiles, blocksPerFile)), blocksPerFile);
         SplittableRandom random = new SplittableRandom(seed);
         for (int epoch = 0; epoch < epochs; epoch++) {
             trace.epoch();
@@ -113,11 +110,7 @@ public final class Samplers {
      */
     public static Trace oneJobAfterAnother(int files, int blocksPerFile, int epochs, long seed) {
         BlockKey[] first = dataset("first", files, blocksPerFile);
-        BlockKey[] second = dataset("second", files, blocksPerFile);
-        BlockKey[] keys = new BlockKey[first.length + second.length];
-        System.arraycopy(first, 0, keys, 0, first.length);
-        System.arraycopy(second, 0, keys, first.length, second.length);
-        TraceBuilder trace = new TraceBuilder(keys, blocksPerFile);
+        TraceBuilder trace = new TraceBuilder(both(first, dataset("second", files, blocksPerFile)), blocksPerFile);
         SplittableRandom random = new SplittableRandom(seed);
         for (int job = 0; job < 2; job++) {
             for (int epoch = 0; epoch < epochs; epoch++) {
@@ -138,11 +131,7 @@ public final class Samplers {
      */
     public static Trace twoDatasets(int files, int blocksPerFile, int epochs, long seedA, long seedB) {
         BlockKey[] first = dataset("first", files, blocksPerFile);
-        BlockKey[] second = dataset("second", files, blocksPerFile);
-        BlockKey[] keys = new BlockKey[first.length + second.length];
-        System.arraycopy(first, 0, keys, 0, first.length);
-        System.arraycopy(second, 0, keys, first.length, second.length);
-        TraceBuilder trace = new TraceBuilder(keys, blocksPerFile);
+        TraceBuilder trace = new TraceBuilder(both(first, dataset("second", files, blocksPerFile)), blocksPerFile);
         SplittableRandom a = new SplittableRandom(seedA);
         SplittableRandom b = new SplittableRandom(seedB);
         for (int epoch = 0; epoch < epochs; epoch++) {
@@ -158,6 +147,13 @@ public final class Samplers {
         }
         return trace.build("two jobs at once on two datasets, the second from epoch 2, " + files + " files x "
                 + blocksPerFile + " blocks each");
+    }
+
+    /** The blocks of two datasets, the first's first: a read of the second's block i is key first.length + i. */
+    private static BlockKey[] both(BlockKey[] first, BlockKey[] second) {
+        BlockKey[] keys = Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, keys, first.length, second.length);
+        return keys;
     }
 
     /** A permutation of 0..n-1, Fisher-Yates. */
