@@ -11,13 +11,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Replays every trace against every policy at cache/dataset 0.25, 0.5, 0.75, 0.9 and 1.1 and prints one markdown
- * table per trace: the hit ratio of the epochs after the first (what every later epoch of a job gets), and for the
+ * Replays every trace against every policy at cache/dataset 0.02, 0.1, 0.25, 0.5, 0.75, 0.9 and 1.1 and prints one
+ * markdown table per trace: the hit ratio of the epochs after the first (what every later epoch of a job gets), and for the
  * first trace at 0.5 the ratio epoch by epoch. {@code simulate [--files N] [--epochs N] [--trace FILE]...}.
  */
 public final class Simulator {
 
-    static final double[] RATIOS = {0.25, 0.5, 0.75, 0.9, 1.1};
+    static final double[] RATIOS = {0.02, 0.1, 0.25, 0.5, 0.75, 0.9, 1.1};
 
     private Simulator() {
     }

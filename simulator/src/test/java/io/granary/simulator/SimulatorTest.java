@@ -162,6 +162,6 @@ class SimulatorTest {
             assertThat(report.split("\\| " + java.util.regex.Pattern.quote(policy.name()) + " \\|", -1))
                     .as(policy.name()).hasSize(4);  // two trace tables and the epoch table
         }
-        assertThat(report).contains("| policy | 0.25 | 0.5 | 0.75 | 0.9 | 1.1 |");
+        assertThat(report).contains("| policy | 0.02 | 0.1 | 0.25 | 0.5 | 0.75 | 0.9 | 1.1 |");
     }
 }
