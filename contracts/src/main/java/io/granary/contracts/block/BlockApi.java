@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
  * POST   /blocks/load                             a {@link BlockFillRequest}, answered with a {@link BlockFillResult}
  * POST   /blocks/{dataset}/reads                  a {@link LocalReads} report of short-circuit reads (204)
  * POST   /blocks/{dataset}/held                   a list of block ids, answered with the length of each held here
+ * PUT    /worker/plans/{id}                       a {@code WorkerPlan}: this worker's part of an epoch plan (GET: progress)
  * POST   /worker/drain                            leave without losing the cache (GET: how far; DELETE: rejoin)
  * DELETE /blocks/{dataset}?prefix=P               evict the dataset's blocks (under a path prefix)
  * GET    /blocks/stats                            levels, counters
@@ -23,6 +24,8 @@ public final class BlockApi {
     public static final String ROOT = "/blocks";
     /** Where a batch of blocks is asked to be filled: a {@link BlockFillRequest}. */
     public static final String FILL = ROOT + "/fill";
+    /** Where a worker keeps its parts of epoch plans: outside {@link #ROOT}, as {@link #DRAIN}. */
+    public static final String PLANS = "/worker/plans";
     /** A worker's drain: outside {@link #ROOT}, where a dataset called {@code drain} would meet it. */
     public static final String DRAIN = "/worker/drain";
     /** How a GET was served: {@link #HIT}, {@link #MISS} (filled now) or {@link #BYPASS} (read through, not stored). */
@@ -50,6 +53,11 @@ public final class BlockApi {
     /** Where the metadata-service asks which of a dataset's blocks a worker holds. */
     public static String heldPath(String dataset) {
         return ROOT + '/' + dataset + "/held";
+    }
+
+    /** Where this worker's part of plan {@code id} lives. */
+    public static String planPath(String id) {
+        return PLANS + '/' + encode(id);
     }
 
     /** The path of one block, without its query. */

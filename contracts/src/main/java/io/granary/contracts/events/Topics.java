@@ -11,6 +11,8 @@ public final class Topics {
     public static final String DATASET_EVENTS = "granary.dataset.events";
     /** Blocks cached, evicted, corrupt, keyed by worker id. */
     public static final String BLOCK_EVENTS = "granary.block.events";
+    /** A training job's read order for one epoch ({@code EpochPlan}), keyed by the plan's id (job and rank). */
+    public static final String EPOCH_PLANS = "granary.epoch.plans";
     /** Worker liveness and usage, keyed by worker id. */
     public static final String WORKER_HEARTBEATS = "granary.worker.heartbeats";
     /** Management changes (who did what, when, and how it ended), keyed by the caller's name. */

@@ -9,6 +9,8 @@ import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.block.BlockSlice;
 import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.plan.PlanProgress;
+import io.granary.contracts.plan.WorkerPlan;
 import io.granary.contracts.worker.DrainStatus;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.config.ReadConfig;
@@ -186,6 +188,30 @@ public class BlockClient implements AutoCloseable {
     public Future<Map<String, Long>> held(Worker worker, String dataset, List<String> blockIds) {
         return call(worker, options(worker, HttpMethod.POST, BlockApi.heldPath(dataset))
                 .setTimeout(CALL_TIMEOUT.toMillis()), blockIds, 200).map(body -> read(body, HELD));
+    }
+
+    /** Gives the worker its part of an epoch plan ({@code PUT /worker/plans/{id}}), in place of the one it had. */
+    public Future<Void> putPlan(Worker worker, String id, WorkerPlan part) {
+        return call(worker, options(worker, HttpMethod.PUT, BlockApi.planPath(id))
+                .setIdleTimeout(CALL_TIMEOUT.toMillis()), part, 204).mapEmpty();
+    }
+
+    /** How far the plan's reader got on the worker; empty when it holds no part of the plan (a restart lost it). */
+    public Future<Optional<PlanProgress>> planProgress(Worker worker, String id) {
+        return calls.request(options(worker, HttpMethod.GET, BlockApi.planPath(id))
+                        .setTimeout(CALL_TIMEOUT.toMillis()))
+                .compose(request -> request.send().compose(response -> response.body().compose(answer ->
+                        switch (response.statusCode()) {
+                            case 200 -> Future.succeededFuture(Optional.of(read(answer, PlanProgress.class)));
+                            case 404 -> Future.succeededFuture(Optional.<PlanProgress>empty());
+                            default -> Future.failedFuture(new WorkerCallFailed(worker, response.statusCode(), answer));
+                        })));
+    }
+
+    /** Drops the worker's part of the plan: its blocks are left to the eviction policy again. */
+    public Future<Void> endPlan(Worker worker, String id) {
+        return call(worker, options(worker, HttpMethod.DELETE, BlockApi.planPath(id))
+                .setTimeout(CALL_TIMEOUT.toMillis()), null, 204).mapEmpty();
     }
 
     /** Starts the worker's drain; answers where it is. */

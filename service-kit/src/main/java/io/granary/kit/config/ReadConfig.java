@@ -28,8 +28,11 @@ public interface ReadConfig {
     @WithDefault("5s")
     Duration membershipRefresh();
 
-    /** How often the reads served from workers' files on this node are reported to them (their policies, hit ratio). */
-    @WithDefault("1s")
+    /**
+     * How often the reads served from workers' files on this node are reported to them (their policies, hit ratio,
+     * and how far an epoch plan's reader got: the prefetch runs ahead of the position this reports, so it lags by it).
+     */
+    @WithDefault("250ms")
     Duration reportInterval();
 
     /**

@@ -41,6 +41,7 @@ public final class AccessRules {
 
     private static final String DATASETS = "/api/v1/datasets";
     private static final String DATALOADS = "/api/v1/dataloads";
+    private static final String PLANS = "/api/v1/plans";
 
     private static final List<Rule> RULES = List.of(
             // metadata-service: datasets, their files and caches
@@ -64,6 +65,11 @@ public final class AccessRules {
             Rule.of("GET", DATALOADS + "/*", Role.READER, Scope.OWN, null),
             Rule.of("GET", DATALOADS + "/*/events", Role.READER, Scope.OWN, null),
             Rule.of("DELETE", DATALOADS + "/*", Role.WRITER, Scope.OWN, "dataload.cancel"),
+            // preload-service: a reader tells its own read order; the plan's dataset is in its body or record
+            Rule.of("GET", PLANS, Role.READER, Scope.OWN, null),
+            Rule.of("POST", PLANS, Role.READER, Scope.OWN, null),
+            Rule.of("GET", PLANS + "/*", Role.READER, Scope.OWN, null),
+            Rule.of("DELETE", PLANS + "/*", Role.READER, Scope.OWN, "plan.end"),
             // block-service: a worker's blocks are Granary's own business; its usage is an admin's
             Rule.of("GET", "/blocks/stats", Role.ADMIN, Scope.GLOBAL, null),
             Rule.of("GET", "/blocks/*/*", Role.CLUSTER, Scope.GLOBAL, null),
@@ -73,6 +79,9 @@ public final class AccessRules {
             Rule.of("POST", "/blocks/*/reads", Role.CLUSTER, Scope.GLOBAL, null),
             Rule.of("POST", "/blocks/*/held", Role.CLUSTER, Scope.GLOBAL, null),
             Rule.of("DELETE", "/blocks/*", Role.CLUSTER, Scope.GLOBAL, "cache.free"),
+            Rule.of("PUT", "/worker/plans/*", Role.CLUSTER, Scope.GLOBAL, null),
+            Rule.of("GET", "/worker/plans/*", Role.CLUSTER, Scope.GLOBAL, null),
+            Rule.of("DELETE", "/worker/plans/*", Role.CLUSTER, Scope.GLOBAL, null),
             Rule.of("POST", "/worker/drain", Role.CLUSTER, Scope.GLOBAL, null),
             Rule.of("GET", "/worker/drain", Role.CLUSTER, Scope.GLOBAL, null),
             Rule.of("DELETE", "/worker/drain", Role.CLUSTER, Scope.GLOBAL, null));
