@@ -64,6 +64,13 @@ public interface BlockConfig {
     @WithDefault("30m")
     Duration idleAfter();
 
+    /**
+     * How long this worker keeps its part of an epoch plan nobody read, fetched or asked about: the preload-service
+     * ends a plan whose reader stopped sooner; this frees what a plan left when that service went away.
+     */
+    @WithDefault("10m")
+    Duration planExpireAfter();
+
     enum Eviction { LRU, CLOCK }
 
     enum AdmissionMode { ALWAYS, KEEP, TINYLFU }

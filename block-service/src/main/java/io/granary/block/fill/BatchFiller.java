@@ -54,7 +54,9 @@ public class BatchFiller {
         long bytes = 0;
         List<BlockRef> missing = new ArrayList<>();
         for (BlockRef ref : request.blocks()) {
-            Optional<StoredBlock> held = store.find(new BlockKey(request.dataset(), ref.id(request.dataset())));
+            BlockKey key = new BlockKey(request.dataset(), ref.id(request.dataset()));
+            // A reader waits on the gateway's fills: a read. A preload's is not, nor may it spend a planned block.
+            Optional<StoredBlock> held = request.forReader() ? store.find(key) : store.peek(key);
             if (held.isPresent()) {
                 cached++;
                 bytes += held.get().length();

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -25,7 +26,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * its quota and gives up only what a newcomer needs. Victims move to the next level (spilling MEM to SSD) and leave
  * the node only from the last one, and never for another dataset's newcomer when that would take its dataset below
  * its share ({@link DatasetShares}); a dataset below its share may take a block of one above its own, whatever
- * admission says. Every block file is whole
+ * admission says. A block every epoch plan on this worker has read this epoch ({@link PlannedReads}) leaves first,
+ * and straight off the node (no plan reads it again this epoch); a block a plan reads later is admitted for its room.
+ * Every block file is whole
  * (written under a temporary name, then renamed) and has a CRC32C sidecar, checked on open and on demand: the
  * block-file format ({@link BlockFiles}) that short-circuit readers rely on.
  */
@@ -38,15 +41,21 @@ public final class BlockStore {
     private final BlockListener listener;
     private final Admission admission;
     private final DatasetShares shares;
+    private final PlannedReads plans;
+    /** Per level, blocks a read spent ({@link PlannedReads#spent}), oldest first; entries gone stale are dropped. */
+    private final List<ConcurrentLinkedDeque<BlockKey>> spent;
     /** Bytes held per dataset, in every level: what its share is measured against. */
     private final Map<String, AtomicLong> heldBytes = new ConcurrentHashMap<>();
     private final long capacity;
     private final ReentrantLock evicting = new ReentrantLock();
 
-    private BlockStore(List<Level> levels, Admission admission, DatasetShares shares, BlockListener listener) {
+    private BlockStore(List<Level> levels, Admission admission, DatasetShares shares, PlannedReads plans,
+                       BlockListener listener) {
         this.levels = levels;
         this.admission = admission;
         this.shares = shares;
+        this.plans = plans;
+        this.spent = levels.stream().map(level -> new ConcurrentLinkedDeque<BlockKey>()).toList();
         this.listener = listener;
         this.capacity = levels.stream().mapToLong(Level::quota).sum();
     }
@@ -64,6 +73,12 @@ public final class BlockStore {
     /** As {@link #open(List, EvictionPolicy.Factory, Admission, BlockListener, boolean)}, datasets keeping shares. */
     public static BlockStore open(List<LevelSpec> specs, EvictionPolicy.Factory policies, Admission admission,
                                    DatasetShares shares, BlockListener listener, boolean verify) {
+        return open(specs, policies, admission, shares, PlannedReads.NONE, listener, verify);
+    }
+
+    /** As {@link #open(List, EvictionPolicy.Factory, Admission, DatasetShares, BlockListener, boolean)}, with plans. */
+    public static BlockStore open(List<LevelSpec> specs, EvictionPolicy.Factory policies, Admission admission,
+                                   DatasetShares shares, PlannedReads plans, BlockListener listener, boolean verify) {
         if (specs.isEmpty()) {
             throw new IllegalArgumentException("a worker needs at least one cache level");
         }
@@ -71,7 +86,7 @@ public final class BlockStore {
         for (LevelSpec spec : specs) {
             levels.add(new Level(spec, levels.size(), policies.create()));
         }
-        BlockStore store = new BlockStore(List.copyOf(levels), admission, shares, listener);
+        BlockStore store = new BlockStore(List.copyOf(levels), admission, shares, plans, listener);
         for (StoredBlock block : LevelScan.scan(store.levels, verify, listener)) {
             store.index.put(block.key(), block);
             store.held(block, block.length());
@@ -96,6 +111,9 @@ public final class BlockStore {
         StoredBlock block = index.get(key);
         if (block != null) {
             block.dir().level().policy().accessed(key);
+        }
+        if (plans.read(key) && block != null) {
+            spent.get(block.dir().level().rank()).add(key);  // a block filled for this read is added on its admission
         }
         return Optional.ofNullable(block);
     }
@@ -161,6 +179,9 @@ public final class BlockStore {
         if (admission == Admission.ALWAYS) {
             return true;
         }
+        if (plans.ahead(key) && anySpent(key.dataset())) {
+            return true;  // a block read later this epoch takes the room of one the epoch read
+        }
         Level last = levels.get(levels.size() - 1);
         if (last.policy().victim() == null) {
             return true;  // nothing held there: the room is reserved by writes in progress
@@ -187,6 +208,10 @@ public final class BlockStore {
         if (!anyMayLeave(dataset)) {
             return null;  // asked per dataset, not per block: a full cache of kept blocks costs no scan per miss
         }
+        BlockKey spentOne = spentVictim(level, dataset);
+        if (spentOne != null) {
+            return spentOne;
+        }
         for (int passed = 0; passed <= index.size(); passed++) {
             BlockKey victim = level.policy().victim();
             if (victim == null) {
@@ -202,6 +227,43 @@ public final class BlockStore {
             }
         }
         return null;  // every block there is kept for its dataset's share
+    }
+
+    /** Whether some level holds a spent block that may leave for a newcomer of {@code dataset}. */
+    private boolean anySpent(String dataset) {
+        evicting.lock();
+        try {
+            for (Level level : levels) {
+                if (spentVictim(level, dataset) != null) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            evicting.unlock();
+        }
+    }
+
+    /**
+     * The level's oldest spent block that may leave for a newcomer of {@code dataset}, left in place; null when none.
+     * Entries no longer spent or held are dropped, and ones whose block moved level go to that level's list.
+     */
+    private BlockKey spentVictim(Level level, String dataset) {
+        ConcurrentLinkedDeque<BlockKey> here = spent.get(level.rank());
+        for (BlockKey key; (key = here.peekFirst()) != null; ) {
+            StoredBlock block = index.get(key);
+            if (block == null || !plans.spent(key)) {
+                here.remove(key);
+            } else if (block.dir().level() != level) {
+                here.remove(key);
+                spent.get(block.dir().level().rank()).add(key);
+            } else if (kept(block, dataset)) {
+                return null;  // its dataset keeps its share: the policy chooses among the others
+            } else {
+                return key;
+            }
+        }
+        return null;
     }
 
     /** Whether any block may leave the node for a newcomer of {@code dataset}: some dataset holds more than it keeps. */
@@ -241,6 +303,9 @@ public final class BlockStore {
         index.put(block.key(), block);
         held(block, block.length());
         block.dir().level().policy().admitted(block.key());
+        if (plans.spent(block.key())) {
+            spent.get(block.dir().level().rank()).add(block.key());  // filled for the read that spent it
+        }
         listener.cached(block);
         evictIfAboveHigh(block.dir().level(), block.key().dataset());
     }
@@ -402,7 +467,8 @@ public final class BlockStore {
             }
             int passed = 0;
             while (level.used() > target) {
-                BlockKey victim = level.policy().victim();
+                BlockKey spentOne = spentVictim(level, dataset);
+                BlockKey victim = spentOne != null ? spentOne : level.policy().victim();
                 if (victim == null) {
                     return;  // what is left is reserved by writes in progress
                 }
@@ -411,8 +477,8 @@ public final class BlockStore {
                     level.policy().removed(victim);
                     continue;
                 }
-                if (demote(block, dataset)) {
-                    continue;
+                if (spentOne == null && demote(block, dataset)) {
+                    continue;  // a spent block leaves the node: no level needs it before the next epoch
                 }
                 if (kept(block, dataset)) {
                     level.policy().accessed(victim);

@@ -2,6 +2,7 @@ package io.granary.block.store;
 
 import io.granary.block.client.DatasetDirectory;
 import io.granary.block.config.BlockConfig;
+import io.granary.block.plan.WorkerPlans;
 import io.granary.contracts.block.ByteSize;
 import io.quarkus.runtime.Startup;
 import jakarta.annotation.PreDestroy;
@@ -26,7 +27,7 @@ public class BlockStoreProducer {
     @Produces
     @Singleton
     @Startup
-    BlockStore store(BlockConfig config, BlockListener listener, DatasetDirectory datasets) {
+    BlockStore store(BlockConfig config, BlockListener listener, DatasetDirectory datasets, WorkerPlans plans) {
         List<LevelSpec> levels = config.levels().stream()
                 .map(level -> new LevelSpec(level.medium(), level.paths(), ByteSize.parse(level.quota()),
                         level.high(), level.low()))
@@ -42,7 +43,7 @@ public class BlockStoreProducer {
             told = trace;
             LOG.infof("recording every read to %s", config.readTrace().get());
         }
-        return BlockStore.open(levels, policies, admission(config, levels), datasets::share, told,
+        return BlockStore.open(levels, policies, admission(config, levels), datasets::share, plans, told,
                 config.verifyOnStart());
     }
 
