@@ -3,13 +3,18 @@ package io.granary.preload;
 import io.granary.contracts.block.BlockId;
 import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.events.DeadLetter;
+import io.granary.contracts.events.Topics;
 import io.granary.contracts.placement.RendezvousPlacement;
 import io.granary.contracts.worker.Worker;
 import io.granary.devstack.testing.Datasets;
+import io.smallrye.reactive.messaging.kafka.companion.KafkaCompanion;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.stream.Collectors;
 
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
@@ -98,5 +104,21 @@ final class Cluster {
     static long heldBy(String worker, String dataset) {
         Number held = given().baseUri(worker).get("/blocks/stats").jsonPath().get("cachedBytes." + dataset);
         return held == null ? 0 : held.longValue();
+    }
+
+    /** The dead letters of {@code topic} once they hold every one of {@code values} (other tests add theirs). */
+    static List<ConsumerRecord<String, String>> deadLetters(KafkaCompanion kafka, String topic, List<String> values) {
+        List<List<ConsumerRecord<String, String>>> seen = new ArrayList<>();
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            List<ConsumerRecord<String, String>> dead = kafka.consumeStrings()
+                    .fromTopics(Topics.DEADLETTER, Duration.ofSeconds(2)).awaitCompletion().getRecords().stream()
+                    .filter(record -> record.headers().lastHeader(DeadLetter.TOPIC_HEADER) != null && topic.equals(
+                            new String(record.headers().lastHeader(DeadLetter.TOPIC_HEADER).value(),
+                                    StandardCharsets.UTF_8)))
+                    .filter(record -> values.contains(record.value())).toList();
+            seen.add(0, dead);
+            return dead.stream().map(ConsumerRecord::value).collect(Collectors.toSet()).containsAll(values);
+        });
+        return seen.get(0);
     }
 }

@@ -253,9 +253,7 @@ class DataLoadTest {
 
             await().atMost(Duration.ofSeconds(60)).until(() -> phase(DataLoads.idOf("good-after-bad"))
                     == DataLoadPhase.COMPLETE);
-            List<ConsumerRecord<String, String>> dead = kafka.consumeStrings().fromTopics(Topics.DEADLETTER)
-                    .awaitRecords(4, Duration.ofSeconds(60)).getRecords();
-            assertThat(dead).extracting(ConsumerRecord::value).containsAll(bad);
+            List<ConsumerRecord<String, String>> dead = Cluster.deadLetters(kafka, Topics.PRELOAD_REQUESTS, bad);
             assertThat(dead).allSatisfy(record -> assertThat(new String(record.headers()
                     .lastHeader(DeadLetter.REASON_HEADER).value(), StandardCharsets.UTF_8)).isNotBlank());
             DataLoadStatus refused = statuses(kafka, DataLoads.idOf("bad-dataset")).get(0);

@@ -1,6 +1,7 @@
 package io.granary.gateway.api;
 
 import io.granary.contracts.dataload.DataLoadApi;
+import io.granary.contracts.plan.PlanApi;
 import io.granary.contracts.validation.Problem;
 import io.granary.gateway.config.GatewayConfig;
 import io.granary.kit.config.GranaryConfig;
@@ -31,8 +32,8 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * {@code /api/v1/**} forwarded to the service that owns it (DataLoads to the preload-service, everything else to
- * the metadata-service), so users need one endpoint. The access filter has let the caller through; the owner gets
+ * {@code /api/v1/**} forwarded to the service that owns it (DataLoads and epoch plans to the preload-service,
+ * everything else to the metadata-service), so users need one endpoint. The access filter has let the caller through; the owner gets
  * the cluster credential and the caller's name in place of the caller's own credential, checks the call again
  * for that caller and records it for the audit. Status, headers and problem bodies come back as the owner sent
  * them, and an answer of unknown length (a DataLoad's events) streams.
@@ -67,6 +68,7 @@ public class ManagementProxy {
 
     void routes(@Observes Router router) {
         router.route(DataLoadApi.DATALOADS + "*").order(-90).handler(ctx -> forward(ctx, preload));
+        router.route(PlanApi.PLANS + "*").order(-90).handler(ctx -> forward(ctx, preload));
         router.route("/api/v1/*").order(-89).handler(ctx -> forward(ctx, metadata));
     }
 

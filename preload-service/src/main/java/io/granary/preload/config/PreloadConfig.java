@@ -4,6 +4,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 /** Configuration of the preload-service, under {@code granary.preload}. */
 @ConfigMapping(prefix = "granary.preload")
@@ -32,4 +33,34 @@ public interface PreloadConfig {
     /** Failed files a DataLoad reports (the counts stay exact). */
     @WithDefault("50")
     int maxErrors();
+
+    /** Epoch plans: a training job's read order, fetched ahead of its reader. */
+    Plan plan();
+
+    interface Plan {
+
+        /** How far ahead of the reader, in time at the store's measured speed, the prefetch runs. */
+        @WithDefault("1s")
+        Duration lookahead();
+
+        /** The window before the store's speed is known, and its least. */
+        @WithDefault("8MiB")
+        String minWindow();
+
+        /** The most of the owners' cache the window may take: the rest keeps what the epoch reads later. */
+        @WithDefault("0.25")
+        double maxWindowShare();
+
+        /** How often the workers are asked how far the reader got. */
+        @WithDefault("50ms")
+        Duration pollInterval();
+
+        /** A plan whose reader read nothing for this long ends (its reader never came, or its job stopped). */
+        @WithDefault("60s")
+        Duration expireAfter();
+
+        /** Blocks per batch fill of a plan: small, so the first blocks ahead of the reader come first. */
+        @WithDefault("8")
+        int batchBlocks();
+    }
 }
