@@ -15,6 +15,7 @@ import io.granary.kit.config.ReadConfig;
 import io.granary.ufs.MountedStores;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.scheduler.Scheduled;
+import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
@@ -39,8 +40,6 @@ public class MountBeans {
     });
     private static final AtomicLong COUNT = new AtomicLong();
 
-    @Inject
-    LocalReadReports reports;
     @Inject
     BlockReads reads;
 
@@ -68,13 +67,12 @@ public class MountBeans {
 
     @Produces
     @ApplicationScoped
-    LocalReadReports localReadReports(BlockClient blocks) {
-        return new LocalReadReports(blocks);
+    LocalReadReports localReadReports(BlockClient blocks, Vertx vertx, ReadConfig read) {
+        return new LocalReadReports(blocks).every(vertx, read.reportInterval());
     }
 
-    @Scheduled(every = "${granary.read.report-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    void report() {
-        reports.flush();
+    void close(@Disposes LocalReadReports reports) {
+        reports.close();
     }
 
     /** An evicted block's file kept open would hold its space, memory for a memory level, past the worker's quota. */

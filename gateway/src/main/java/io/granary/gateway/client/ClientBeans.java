@@ -7,11 +7,10 @@ import io.granary.kit.client.MetadataClient;
 import io.granary.kit.client.Suspects;
 import io.granary.kit.config.ReadConfig;
 import io.quarkus.runtime.Startup;
-import io.quarkus.scheduler.Scheduled;
+import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
-import jakarta.inject.Inject;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
 /**
@@ -20,9 +19,6 @@ import org.eclipse.microprofile.rest.client.inject.RestClient;
  */
 @ApplicationScoped
 public class ClientBeans {
-
-    @Inject
-    LocalReadReports reports;
 
     @Produces
     @ApplicationScoped
@@ -37,12 +33,11 @@ public class ClientBeans {
 
     @Produces
     @ApplicationScoped
-    LocalReadReports localReadReports(BlockClient blocks) {
-        return new LocalReadReports(blocks);
+    LocalReadReports localReadReports(BlockClient blocks, Vertx vertx, ReadConfig read) {
+        return new LocalReadReports(blocks).every(vertx, read.reportInterval());
     }
 
-    @Scheduled(every = "${granary.read.report-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
-    void report() {
-        reports.flush();
+    void close(@Disposes LocalReadReports reports) {
+        reports.close();
     }
 }

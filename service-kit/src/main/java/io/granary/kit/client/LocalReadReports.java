@@ -2,8 +2,10 @@ package io.granary.kit.client;
 
 import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.worker.Worker;
+import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +14,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Reads served here (the gateway, the FUSE client) from a worker's block files (short-circuit) never reach that
  * worker, yet its eviction and admission policies must see them, or it evicts the blocks read most, and so must its
- * hit ratio. They are counted here and reported to each worker by {@link #flush}, which the service calls every
- * {@code granary.read.report-interval}. Best effort: a report lost with its worker only ages those blocks.
+ * hit ratio. They are counted here and reported to each worker by {@link #flush}, every
+ * {@code granary.read.report-interval} on a Vert.x timer ({@link #every}: Quarkus' scheduler runs nothing more often
+ * than once a second, and an epoch plan's prefetch runs ahead of the position these reports give). Best effort: a
+ * report lost with its worker only ages those blocks.
  */
 public final class LocalReadReports {
 
@@ -23,9 +27,26 @@ public final class LocalReadReports {
 
     private final Map<Target, Pending> pending = new ConcurrentHashMap<>();
     private final BlockClient blocks;
+    private Vertx vertx;
+    private long timer = -1;
 
     public LocalReadReports(BlockClient blocks) {
         this.blocks = blocks;
+    }
+
+    /** Flushes every {@code interval} from now on, until {@link #close}. */
+    public LocalReadReports every(Vertx vertx, Duration interval) {
+        this.vertx = vertx;
+        this.timer = vertx.setPeriodic(interval.toMillis(), id -> flush());
+        return this;
+    }
+
+    /** Stops the timer and sends what is left. */
+    public void close() {
+        if (timer >= 0) {
+            vertx.cancelTimer(timer);
+        }
+        flush();
     }
 
     /**
