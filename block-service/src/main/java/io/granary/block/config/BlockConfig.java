@@ -71,6 +71,13 @@ public interface BlockConfig {
     @WithDefault("10m")
     Duration planExpireAfter();
 
+    /**
+     * How long a block an epoch plan read stays before it may leave for another: the read that spent it may not have
+     * opened its file yet (a reader opens a block it had filled after the fill).
+     */
+    @WithDefault("1s")
+    Duration planSpentGrace();
+
     enum Eviction { LRU, CLOCK }
 
     enum AdmissionMode { ALWAYS, KEEP, TINYLFU }

@@ -90,16 +90,27 @@ public class WorkerPlans implements PlannedReads {
     /** The parts by dataset, replaced whole on every change: a read of a dataset without plans costs one lookup. */
     private volatile Map<String, List<Part>> byDataset = Map.of();
     private final long expireAfterNanos;
+    private final long graceNanos;
     private final LongSupplier clock;
 
     @Inject
     WorkerPlans(BlockConfig config) {
-        this(config.planExpireAfter().toNanos(), System::nanoTime);
+        this(config.planExpireAfter().toNanos(), config.planSpentGrace().toNanos(), System::nanoTime);
     }
 
-    WorkerPlans(long expireAfterNanos, LongSupplier clock) {
+    /**
+     * Plans on {@code clock}, a part kept for {@code expireAfterNanos} untouched (the simulator's are never), a spent
+     * block kept {@code graceNanos} after its read.
+     */
+    public WorkerPlans(long expireAfterNanos, long graceNanos, LongSupplier clock) {
         this.expireAfterNanos = expireAfterNanos;
+        this.graceNanos = graceNanos;
         this.clock = clock;
+    }
+
+    @Override
+    public long graceNanos() {
+        return graceNanos;
     }
 
     /** Takes this worker's part of plan {@code id}, in place of the one it had (an earlier epoch's). */
@@ -109,14 +120,17 @@ public class WorkerPlans implements PlannedReads {
             parts.put(id, part);
             reindex();
         }
-        LOG.debugf("plan %s: %d blocks of %s, epoch %d", id, part.positions.length, plan.dataset(), plan.epoch());
+        LOG.infof("plan %s: %d blocks of %s, epoch %d", id, part.positions.length, plan.dataset(), plan.epoch());
     }
 
     public boolean remove(String id) {
         synchronized (parts) {
-            boolean removed = parts.remove(id) != null;
+            Part removed = parts.remove(id);
             reindex();
-            return removed;
+            if (removed != null) {
+                LOG.infof("plan %s: forgot epoch %d (%s)", id, removed.epoch, removed.progress());
+            }
+            return removed != null;
         }
     }
 

@@ -43,7 +43,11 @@ public final class BlockStore {
     private final DatasetShares shares;
     private final PlannedReads plans;
     /** Per level, blocks a read spent ({@link PlannedReads#spent}), oldest first; entries gone stale are dropped. */
-    private final List<ConcurrentLinkedDeque<BlockKey>> spent;
+    private final List<ConcurrentLinkedDeque<Spent>> spent;
+
+    /** A block a read spent, and when. */
+    private record Spent(BlockKey key, long at) {
+    }
     /** Bytes held per dataset, in every level: what its share is measured against. */
     private final Map<String, AtomicLong> heldBytes = new ConcurrentHashMap<>();
     private final long capacity;
@@ -55,7 +59,7 @@ public final class BlockStore {
         this.admission = admission;
         this.shares = shares;
         this.plans = plans;
-        this.spent = levels.stream().map(level -> new ConcurrentLinkedDeque<BlockKey>()).toList();
+        this.spent = levels.stream().map(level -> new ConcurrentLinkedDeque<Spent>()).toList();
         this.listener = listener;
         this.capacity = levels.stream().mapToLong(Level::quota).sum();
     }
@@ -113,7 +117,8 @@ public final class BlockStore {
             block.dir().level().policy().accessed(key);
         }
         if (plans.read(key) && block != null) {
-            spent.get(block.dir().level().rank()).add(key);  // a block filled for this read is added on its admission
+            spent.get(block.dir().level().rank()).add(new Spent(key, System.nanoTime()));  // a block filled for this
+            // read is added on its admission
         }
         return Optional.ofNullable(block);
     }
@@ -246,19 +251,22 @@ public final class BlockStore {
 
     /**
      * The level's oldest spent block that may leave for a newcomer of {@code dataset}, left in place; null when none.
-     * Entries no longer spent or held are dropped, and ones whose block moved level go to that level's list.
+     * A block spent less than {@link PlannedReads#graceNanos} ago stays: the read that spent it may not have opened
+     * its file yet (a fill's reader opens it after the fill). Entries no longer spent or held are dropped, and ones
+     * whose block moved level go to that level's list.
      */
     private BlockKey spentVictim(Level level, String dataset) {
-        ConcurrentLinkedDeque<BlockKey> here = spent.get(level.rank());
-        for (BlockKey key; (key = here.peekFirst()) != null; ) {
+        ConcurrentLinkedDeque<Spent> here = spent.get(level.rank());
+        for (Spent oldest; (oldest = here.peekFirst()) != null; ) {
+            BlockKey key = oldest.key();
             StoredBlock block = index.get(key);
             if (block == null || !plans.spent(key)) {
-                here.remove(key);
+                here.remove(oldest);
             } else if (block.dir().level() != level) {
-                here.remove(key);
-                spent.get(block.dir().level().rank()).add(key);
-            } else if (kept(block, dataset)) {
-                return null;  // its dataset keeps its share: the policy chooses among the others
+                here.remove(oldest);
+                spent.get(block.dir().level().rank()).add(oldest);
+            } else if (kept(block, dataset) || System.nanoTime() - oldest.at() < plans.graceNanos()) {
+                return null;  // kept for its dataset's share, or just read: the policy chooses among the others
             } else {
                 return key;
             }
@@ -304,7 +312,8 @@ public final class BlockStore {
         held(block, block.length());
         block.dir().level().policy().admitted(block.key());
         if (plans.spent(block.key())) {
-            spent.get(block.dir().level().rank()).add(block.key());  // filled for the read that spent it
+            spent.get(block.dir().level().rank()).add(new Spent(block.key(), System.nanoTime()));  // filled for the
+            // read that spent it
         }
         listener.cached(block);
         evictIfAboveHigh(block.dir().level(), block.key().dataset());

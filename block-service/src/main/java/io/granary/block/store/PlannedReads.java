@@ -16,6 +16,11 @@ public interface PlannedReads {
     /** Whether some plan reads the block later this epoch. */
     boolean ahead(BlockKey key);
 
+    /** How long a block stays after the read that spent it: its reader may still have to open its file. */
+    default long graceNanos() {
+        return 0;
+    }
+
     PlannedReads NONE = new PlannedReads() {
         @Override
         public boolean read(BlockKey key) {

@@ -34,7 +34,7 @@ class WorkerPlansTest {
     Path dir;
 
     private final AtomicLong now = new AtomicLong();
-    private final WorkerPlans plans = new WorkerPlans(10 * MINUTE, now::get);
+    private final WorkerPlans plans = new WorkerPlans(10 * MINUTE, 0, now::get);
 
     @Test
     void aPlanSaysHowFarItsReaderGotAndWhatItSpent() {
@@ -105,6 +105,20 @@ class WorkerPlansTest {
         plans.remove("job.0");
         assertThat(prefetch(store, key("new-1"))).as("no plan: TinyLFU refuses a block read less").isFalse();
         assertThat(store.holds(key("held-6"))).isTrue();
+    }
+
+    @Test
+    void aBlockJustReadStaysForItsGraceItsReaderMayNotHaveOpenedItYet() throws IOException {
+        WorkerPlans patient = new WorkerPlans(10 * MINUTE, 60 * MINUTE, now::get);
+        BlockStore store = BlockStore.open(List.of(new LevelSpec(Medium.MEM, List.of(dir.resolve("grace")), 4 * KIB,
+                        0.95, 0.7)), ClockPolicy::new, new TinyLfuAdmission(64, 1, Long.MAX_VALUE, () -> 0),
+                DatasetShares.NONE, patient, BlockListener.NONE, true);
+        IntStream.range(0, 4).forEach(i -> read(store, key("b-" + i)));
+        patient.put("job.0", plan(1, "b-0", "new-0"));
+        read(store, key("b-0"));
+
+        assertThat(prefetch(store, key("new-0"))).as("no spent block may leave yet: TinyLFU refuses").isFalse();
+        assertThat(store.holds(key("b-0"))).isTrue();
     }
 
     @Test
