@@ -1,13 +1,16 @@
 package io.granary.simulator;
 
+import io.granary.block.plan.WorkerPlans;
 import io.granary.block.store.Admission;
 import io.granary.block.store.BlockKey;
 import io.granary.block.store.ClockPolicy;
+import io.granary.block.store.DatasetShares;
 import io.granary.block.store.LruPolicy;
 import io.granary.block.store.TinyLfuAdmission;
 import io.granary.simulator.policy.CachePolicy;
 import io.granary.simulator.policy.CaffeineModel;
 import io.granary.simulator.policy.Clairvoyant;
+import io.granary.simulator.policy.EpochPlanModel;
 import io.granary.simulator.policy.StoreModel;
 import io.granary.simulator.trace.Trace;
 
@@ -53,6 +56,13 @@ public final class Policies {
         };
     }
 
+    /** The store's default told each epoch's order, the preload fetching {@code window} blocks ahead of the reader. */
+    static CachePolicy withPlans(Trace trace, int capacity, int window) {
+        WorkerPlans plans = new WorkerPlans(Long.MAX_VALUE, 0, System::nanoTime);
+        return new EpochPlanModel(trace, plans, new StoreModel(trace.keys(), capacity, HIGH, LOW, new ClockPolicy(),
+                tinyLfu(capacity, 1, trace.blocks()), DatasetShares.NONE, plans), window);
+    }
+
     public static List<Named> all() {
         return List.of(
                 new Named("LRU (the store until now)", (trace, capacity) -> new StoreModel(trace.keys(), capacity,
@@ -71,6 +81,10 @@ public final class Policies {
                 new Named("the store's default, every dataset a share of 1/2", (trace, capacity) ->
                         new StoreModel(trace.keys(), capacity, HIGH, LOW, new ClockPolicy(),
                                 tinyLfu(capacity, 1, trace.blocks()), dataset -> 0.5)),
+                new Named("the store's default with epoch plans, fetched 1/16 of the cache ahead", (trace, capacity) ->
+                        withPlans(trace, capacity, Math.max(1, capacity / 16))),
+                new Named("the store's default with epoch plans, fetched 1/4 of the cache ahead", (trace, capacity) ->
+                        withPlans(trace, capacity, Math.max(1, capacity / 4))),
                 new Named("W-TinyLFU (Caffeine)", (trace, capacity) -> new CaffeineModel(capacity)),
                 new Named("clairvoyant (Belady, the bound)", Clairvoyant::new));
     }

@@ -4,7 +4,9 @@ import io.granary.block.store.Admission;
 import io.granary.block.store.BlockKey;
 import io.granary.block.store.DatasetShares;
 import io.granary.block.store.EvictionPolicy;
+import io.granary.block.store.PlannedReads;
 
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -17,9 +19,11 @@ import java.util.Map;
  * the block is read through uncached. Under admission that can refuse, a level fills to its quota and is not
  * emptied to a watermark. With {@link DatasetShares}, as the store: a block whose leaving would take its dataset
  * (not idle) below its share stays for another dataset's newcomer, and a newcomer whose dataset is below its share
- * takes the first victim that may leave, whatever admission says.
+ * takes the first victim that may leave, whatever admission says. With {@link PlannedReads} (a worker's epoch plans),
+ * as the store: a block every plan read this epoch (spent) leaves first, and a block a plan reads later is admitted for
+ * a spent block's room; {@link #fill} is a preload's fill, which reads nothing.
  */
-public final class StoreModel implements CachePolicy {
+public final class StoreModel implements CachePolicy, EpochPlanModel.Store {
 
     private final BlockKey[] keys;
     private final boolean[] held;
@@ -29,6 +33,9 @@ public final class StoreModel implements CachePolicy {
     private final EvictionPolicy policy;
     private final Admission admission;
     private final DatasetShares shares;
+    private final PlannedReads plans;
+    /** Blocks a read spent, oldest first; entries no longer held or spent are dropped when met. */
+    private final ArrayDeque<Integer> spent = new ArrayDeque<>();
     /** Where a victim the policy names is in {@code keys}: asked once per eviction, never per read. */
     private final Map<BlockKey, Integer> positions;
     /** Blocks held per dataset. */
@@ -46,7 +53,13 @@ public final class StoreModel implements CachePolicy {
 
     public StoreModel(BlockKey[] keys, int capacity, double high, double low, EvictionPolicy policy,
                       Admission admission, DatasetShares shares) {
+        this(keys, capacity, high, low, policy, admission, shares, PlannedReads.NONE);
+    }
+
+    public StoreModel(BlockKey[] keys, int capacity, double high, double low, EvictionPolicy policy,
+                      Admission admission, DatasetShares shares, PlannedReads plans) {
         this.keys = keys;
+        this.plans = plans;
         this.held = new boolean[keys.length];
         this.capacity = capacity;
         this.high = (int) Math.floor(capacity * high);
@@ -64,13 +77,37 @@ public final class StoreModel implements CachePolicy {
     public boolean read(int key, int position) {
         BlockKey block = keys[key];
         admission.recorded(block);
-        if (held[key]) {
+        boolean hit = held[key];
+        if (hit) {
             policy.accessed(block);
-            return true;
         }
+        if (plans.read(block) && hit) {
+            spent.add(key);
+        }
+        if (!hit) {
+            store(key);
+        }
+        return hit;
+    }
+
+    @Override
+    public boolean fill(int key) {
+        return held[key] || store(key);
+    }
+
+    @Override
+    public boolean holds(int key) {
+        return held[key];
+    }
+
+    /** Stores a block not held, as the store does a miss; whether it took it. */
+    private boolean store(int key) {
+        BlockKey block = keys[key];
         String dataset = block.dataset();
         if (used >= capacity) {
-            if (admission != Admission.ALWAYS) {
+            if (plans.ahead(block) && spentVictim(dataset) >= 0) {
+                evictTo(capacity - 1, dataset);  // a block read later this epoch takes a spent one's room
+            } else if (admission != Admission.ALWAYS) {
                 BlockKey leaving = leaving(dataset);
                 if (leaving == null) {
                     return false;  // every block is kept for its dataset's share
@@ -80,8 +117,10 @@ public final class StoreModel implements CachePolicy {
                 if (!belowShare && !admission.admits(block, leaving)) {
                     return false;  // read through, not stored
                 }
+                evictTo(capacity - 1, dataset);
+            } else {
+                evictTo(Math.min(low, capacity - 1), dataset);
             }
-            evictTo(admission == Admission.ALWAYS ? Math.min(low, capacity - 1) : capacity - 1, dataset);
             if (used >= capacity) {
                 return false;
             }
@@ -90,16 +129,33 @@ public final class StoreModel implements CachePolicy {
         used++;
         heldOf.merge(dataset, 1, Integer::sum);
         policy.admitted(block);
+        if (plans.spent(block)) {
+            spent.add(key);  // filled for the read that spent it
+        }
         if (admission == Admission.ALWAYS && used > high) {
             evictTo(low, dataset);
         }
-        return false;
+        return true;
+    }
+
+    /** The oldest spent block that may leave for a newcomer of {@code dataset}; -1 when none. */
+    private int spentVictim(String dataset) {
+        for (Integer key; (key = spent.peekFirst()) != null; spent.pollFirst()) {
+            if (held[key] && plans.spent(keys[key])) {
+                return kept(keys[key], dataset) ? -1 : key;
+            }
+        }
+        return -1;
     }
 
     /** The first victim that may leave for a newcomer of {@code dataset}; the kept ones passed over as read. */
     private BlockKey leaving(String dataset) {
         if (!anyMayLeave(dataset)) {
             return null;
+        }
+        int spentOne = spentVictim(dataset);
+        if (spentOne >= 0) {
+            return keys[spentOne];
         }
         for (int passed = 0; passed <= used; passed++) {
             BlockKey victim = policy.victim();
@@ -142,11 +198,12 @@ public final class StoreModel implements CachePolicy {
         }
         int passed = 0;
         while (used > target) {
-            BlockKey victim = policy.victim();
+            int spentOne = spentVictim(dataset);
+            BlockKey victim = spentOne >= 0 ? keys[spentOne] : policy.victim();
             if (victim == null) {
                 return;
             }
-            if (kept(victim, dataset)) {
+            if (spentOne < 0 && kept(victim, dataset)) {
                 policy.accessed(victim);
                 if (++passed > used) {
                     return;
