@@ -7,6 +7,7 @@ import json
 import os
 import pickle
 import socket
+import sys
 import threading
 import unittest
 import warnings
@@ -30,6 +31,8 @@ except ImportError:  # the client itself needs no torch; the tests of it with to
     torch = None
     Dataset = object
 
+if torch is None and os.environ.get("GRANARY_TORCH") == "required":
+    raise ImportError("GRANARY_TORCH=required but torch is not installed for " + sys.executable)
 needs_torch = unittest.skipUnless(torch is not None, "torch is not installed")
 
 PATHS = [f"train/{i:03d}.jpg" for i in range(20)]
