@@ -157,6 +157,7 @@ final class PlanRun implements Runnable {
         long lastTick = lastRead;
         long lastFilled = 0;
         double speed = 0;
+        long logged = 0;
         while (!stopping) {
             int furthest = furthestRead();
             long now = System.nanoTime();
@@ -184,6 +185,11 @@ final class PlanRun implements Runnable {
             windowBytes = Math.min(maxWindow, Math.max(settings.minWindow(),
                     (long) (speed * settings.lookahead().toNanos() / 1e9)));
             dispatch();
+            if (LOG.isDebugEnabled() && now - logged > 1_000_000_000L) {
+                logged = now;
+                LOG.debugf("plan %s epoch %d: position %d, next %d, fetched %d, filled %d, window %d", plan.id(),
+                        plan.epoch(), position, next, fetched.get(), filled.get(), windowBytes);
+            }
             TimeUnit.NANOSECONDS.sleep(settings.pollInterval().toNanos());
         }
     }
