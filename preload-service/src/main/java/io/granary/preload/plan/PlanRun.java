@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * part ({@link WorkerPlan}), so it can say how far the reader got and evict first what the epoch read. Then, until the
  * reader reads the last block, reads nothing for {@code expire-after} or the next epoch's plan takes over, the
  * blocks within a window ahead of the reader's position are asked of their owners in order (small batch fills, a few
- * in flight per owner), the window the bytes the store gives in {@code lookahead} at its measured speed.
+ * in flight per owner), the window the bytes the store gives in {@code lookahead} at its measured speed: bytes to
+ * fill, so it spans as many more of the plan's bytes as the owners hold already.
  */
 final class PlanRun implements Runnable {
 
@@ -72,6 +73,8 @@ final class PlanRun implements Runnable {
     private final AtomicInteger fetched = new AtomicInteger();
     private final AtomicInteger filled = new AtomicInteger();
     private final AtomicLong filledBytes = new AtomicLong();
+    /** The share of asked blocks the owners had to fill (the rest they held), smoothed: held ones take no room. */
+    private volatile double missShare = 1.0;
     private final AtomicIntegerArray inFlight;
     private final List<List<Integer>> pending = new ArrayList<>();
     /** Positions an owner had no room for yet (the epoch had read nothing it could evict): asked once more. */
@@ -259,13 +262,15 @@ final class PlanRun implements Runnable {
      */
     private void dispatch() {
         int from = position + 1;
+        // The window is bytes to fill: the plan's bytes it spans are as many more as the owners hold already.
+        long reach = (long) (windowBytes / Math.max(missShare, 0.05));
         for (Integer retry; (retry = again.peek()) != null; again.poll()) {
-            if (retry >= from && before[retry] - before[from] < windowBytes) {
+            if (retry >= from && before[retry] - before[from] < reach) {
                 pending.get(layout.ownerOf()[retry]).add(retry);
             }
         }
         next = Math.max(next, from);
-        while (next < layout.blocks().size() && before[next] - before[from] < windowBytes) {
+        while (next < layout.blocks().size() && before[next] - before[from] < reach) {
             int owner = layout.ownerOf()[next];
             if (pending.get(owner).size() >= settings.batchBlocks()) {
                 if (!send(owner)) {
@@ -312,6 +317,9 @@ final class PlanRun implements Runnable {
         }
         int asked = result.cached() + result.filled() + result.failed();
         filledBytes.addAndGet(asked == 0 ? 0 : bytes * result.filled() / asked);
+        if (result.cached() + result.filled() > 0) {
+            missShare = 0.8 * missShare + 0.2 * result.filled() / (result.cached() + result.filled());
+        }
         tally.fetched(result.cached(), result.filled(), result.failed());
         if (result.failed() > 0) {
             askAgain(batch);  // which ones is not said: the held ones cost a lookup

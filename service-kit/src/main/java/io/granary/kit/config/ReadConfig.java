@@ -32,7 +32,7 @@ public interface ReadConfig {
      * How often the reads served from workers' files on this node are reported to them (their policies, hit ratio,
      * and how far an epoch plan's reader got: the prefetch runs ahead of the position this reports, so it lags by it).
      */
-    @WithDefault("250ms")
+    @WithDefault("100ms")
     Duration reportInterval();
 
     /**

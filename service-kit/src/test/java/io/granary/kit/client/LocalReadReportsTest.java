@@ -104,6 +104,23 @@ class LocalReadReportsTest {
     }
 
     @Test
+    void onATimerReadsAreReportedWithoutAFlushAndWhatIsLeftAtClose() throws InterruptedException {
+        Worker w1 = worker("w1", 204);
+        LocalReadReports timed = new LocalReadReports(blocks).every(vertx, Duration.ofMillis(100));
+        timed.read(w1, "imagenet", "b1", 100, false);
+        assertThat(next(1)).singleElement().satisfies(report ->
+                assertThat(report.reads().hits()).containsExactly(entry("b1", 1)));
+
+        timed.read(w1, "imagenet", "b2", 100, false);
+        timed.close();
+        assertThat(next(1)).singleElement().satisfies(report ->
+                assertThat(report.reads().hits()).containsExactly(entry("b2", 1)));
+        timed.read(w1, "imagenet", "b3", 100, false);
+        Thread.sleep(300);  // three periods: the timer is gone, so nothing is sent
+        assertThat(received).isEmpty();
+    }
+
+    @Test
     void readsFoundAreHitsPerBlockAndFilledOnesAreMisses() throws InterruptedException {
         Worker w1 = worker("w1", 204);
         reports.read(w1, "imagenet", "b1", 100, false);
