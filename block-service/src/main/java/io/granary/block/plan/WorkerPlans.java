@@ -120,7 +120,7 @@ public class WorkerPlans implements PlannedReads {
             parts.put(id, part);
             reindex();
         }
-        LOG.infof("plan %s: %d blocks of %s, epoch %d", id, part.positions.length, plan.dataset(), plan.epoch());
+        LOG.debugf("plan %s: %d blocks of %s, epoch %d", id, part.positions.length, plan.dataset(), plan.epoch());
     }
 
     public boolean remove(String id) {
@@ -128,7 +128,7 @@ public class WorkerPlans implements PlannedReads {
             Part removed = parts.remove(id);
             reindex();
             if (removed != null) {
-                LOG.infof("plan %s: forgot epoch %d (%s)", id, removed.epoch, removed.progress());
+                LOG.debugf("plan %s: forgot epoch %d (%s)", id, removed.epoch, removed.progress());
             }
             return removed != null;
         }
