@@ -4,12 +4,15 @@
 #   bench/epochs.sh [--reader s3|mount] [--files 2000] [--epochs 4] [--mem 64MiB] [--ssd 64MiB] [--link MBIT]
 # 2,000 objects of 128 KiB (250 MiB) against a cache of 128 MiB (51% of it) by default, in a fresh random order each
 # epoch: first with LRU admitting every block (the store until now), then with the store's default (CLOCK, TinyLFU
-# admission). Every byte count is checked.
+# admission), and with --reader mount that default again with each epoch's order told to Granary first (a
+# GranarySampler plan: the preload-service fetches ahead of the reader). Every byte count is checked. Each epoch's
+# CPU per file and process goes to stderr (and, with a plan, the plan's status).
 #   --reader s3     (default) S3 GETs through the gateway, 8 at a time
 #   --reader mount  a PyTorch DataLoader (4 workers, shuffle=True, the page cache dropped before each epoch) over
 #                   Granary's FUSE mount, then over s3fs on the store itself as the baseline; needs root, /dev/fuse,
 #                   s3fs and PyTorch for $TORCH_PYTHON
 #   --link MBIT     (root) the store behind an emulated link of MBIT Mbit/s, as in bench/run.sh
+#   --only ROW      one row of policies: lru, default or plan (mount only); the s3fs baseline runs all the same
 # Needs the services built (./mvnw -DskipTests package); every process it starts is stopped when it ends.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -22,6 +25,7 @@ EPOCHS=4
 MEM=64MiB
 SSD=64MiB
 LINK_MBIT=
+ONLY=
 while (( $# )); do
   case $1 in
     --reader) READER=$2; shift 2 ;;
@@ -30,14 +34,18 @@ while (( $# )); do
     --mem) MEM=$2; shift 2 ;;
     --ssd) SSD=$2; shift 2 ;;
     --link) LINK_MBIT=$2; shift 2 ;;
-    *) die "usage: bench/epochs.sh [--reader s3|mount] [--files N] [--epochs N] [--mem SIZE] [--ssd SIZE] [--link MBIT]" ;;
+    --only) ONLY=$2; shift 2 ;;
+    *) die "usage: bench/epochs.sh [--reader s3|mount] [--files N] [--epochs N] [--mem SIZE] [--ssd SIZE] [--link MBIT] [--only lru|default|plan]" ;;
   esac
 done
 [[ $READER == s3 || $READER == mount ]] || die "--reader is s3 or mount, not '$READER'"
 SMALL_BYTES=$(( FILES * SMALL_KIB * 1024 ))
 
 require_built metadata-service block-service gateway
-if [[ $READER == mount ]]; then require_posix "(--reader s3 needs none of it)"; require_built fuse-client; fi
+if [[ $READER == mount ]]; then
+  require_posix "(--reader s3 needs none of it)"
+  require_built fuse-client preload-service
+fi
 if [[ -n $LINK_MBIT ]]; then
   create_link 0
   STORE_SETTING="an emulated link of $LINK_MBIT Mbit/s"
@@ -48,6 +56,7 @@ echo "starting kafka, s3proxy, metadata-service in $WORK ..." >&2
 start_kafka
 if [[ -n $LINK_MBIT ]]; then start_s3 "$LINK_NETNS" "$LINK_STORE_IP"; else start_s3; fi
 start_metadata
+[[ $READER == s3 ]] || start_preload
 put_small_objects data "$FILES" "$WORK/keys"
 [[ -z $LINK_MBIT ]] || shape_link "$LINK_MBIT" 0
 
@@ -85,7 +94,7 @@ read_epoch() {  # read_epoch DATASET EPOCH
     shuf "$WORK/keys" > "$WORK/epoch.keys"
     small_rate "$GATEWAY" "$1" "$WORK/epoch.keys" | cut -d' ' -f1
   else
-    epoch "$WORK/mnt/granary/$1" --drop --seed "$2"
+    epoch "$WORK/mnt/granary/$1" --drop --seed "$2" ${PLAN:+--plan "$1"}
   fi
 }
 
@@ -100,14 +109,22 @@ echo "$STORE_SETTING; $(nproc) cores, $(date -u +%Y-%m-%d). Store reads, hit rat
 echo
 echo "| policy | epoch | store reads | hit ratio | of which the mount's memory | files/s | gateway fallbacks |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
-for policy in "lru always" "clock tinylfu"; do
-  read -r eviction admission <<< "$policy"
-  start_worker "epochs-$eviction" "$MEM" "$SSD" -Dgranary.block.eviction="$eviction" \
-    -Dgranary.block.admission="$admission"
+case $ONLY in
+  "") POLICIES=("lru always" "clock tinylfu"); [[ $READER == s3 ]] || POLICIES+=("clock tinylfu plan") ;;
+  lru) POLICIES=("lru always") ;;
+  default) POLICIES=("clock tinylfu") ;;
+  plan) [[ $READER == mount ]] || die "--only plan needs --reader mount"; POLICIES=("clock tinylfu plan") ;;
+  *) die "--only is lru, default or plan, not '$ONLY'" ;;
+esac
+for policy in "${POLICIES[@]}"; do
+  read -r eviction admission PLAN <<< "$policy"
+  name="epochs-$eviction${PLAN:+-plan}"
+  start_worker "$name" "$MEM" "$SSD" -Dgranary.block.eviction="$eviction" -Dgranary.block.admission="$admission"
   worker_pid=${PIDS[-1]}
   start_gateway
   gateway_pid=${PIDS[-1]}
-  create_dataset "epochs-$eviction" data 1MiB
+  export GRANARY_ENDPOINT=$GATEWAY GRANARY_TOKEN=${GRANARY_AUTH#Bearer }  # where GranarySampler sends its plans
+  create_dataset "$name" data 1MiB
   mount_pid=
   if [[ $READER == mount ]]; then
     mount_native "$WORK/mnt/granary"
@@ -117,12 +134,17 @@ for policy in "lru always" "clock tinylfu"; do
     before=$(store_reads)
     fell=$(fallbacks)
     memory=$(mount_memory)
-    rate=$(read_epoch "epochs-$eviction" "$epoch")
+    cpu_snapshot "$WORK/epoch-0.cpu"
+    rate=$(read_epoch "$name" "$epoch")
+    cpu_snapshot "$WORK/epoch-1.cpu"
+    echo "$name epoch $epoch: $(cpu_per_item "$WORK/epoch-0.cpu" "$WORK/epoch-1.cpu" "$FILES" file)" >&2
     reads=$(( $(store_reads) - before ))
     memory=$(python3 -c "print(f'{($(mount_memory) - $memory) / $FILES:.2f}')")
-    echo "| $eviction, admission $admission | $epoch | $reads | $(hit_ratio "$reads") | $memory | $rate | $(( $(fallbacks) - fell )) |"
+    [[ -z $PLAN ]] || echo "plan after epoch $epoch: $(api_curl -sf "$PRELOAD_URL/api/v1/plans/bench.0")" >&2
+    echo "| $eviction, admission $admission${PLAN:+, epoch plans} | $epoch | $reads | $(hit_ratio "$reads") | $memory | $rate | $(( $(fallbacks) - fell )) |"
   done
-  [[ -z ${KEEP_LOGS:-} ]] || cp "$WORK"/block-service-*.log "$WORK"/gateway-*.log "$KEEP_LOGS"/ 2>/dev/null || true
+  [[ -z ${KEEP_LOGS:-} ]] || cp "$WORK"/block-service-*.log "$WORK"/gateway-*.log "$WORK"/preload-service-*.log "$WORK"/fuse-client-*.log \
+    "$KEEP_LOGS"/ 2>/dev/null || true
   if [[ -n $mount_pid ]]; then
     fusermount -uz "$WORK/mnt/granary" 2> /dev/null || umount -l "$WORK/mnt/granary"
     kill "$mount_pid"
@@ -133,13 +155,17 @@ for policy in "lru always" "clock tinylfu"; do
   wait "$worker_pid" "$gateway_pid" 2>/dev/null || true
   # The next worker must own every block: wait until the metadata-service counts this one gone.
   for _ in $(seq 120); do (( $(live_workers) == 0 )) && break; sleep 0.25; done
-  (( $(live_workers) == 0 )) || die "worker epochs-$eviction still counted live"
+  (( $(live_workers) == 0 )) || die "worker $name still counted live"
 done
 if [[ $READER == mount ]]; then
   # The baseline: the same DataLoader over s3fs on the store, which keeps nothing between epochs (each epoch reads
   # every file from the store: store reads are the files).
   mount_s3fs "$S3_URL" data "$WORK/mnt/store"
   for epoch in $(seq "$EPOCHS"); do
-    echo "| s3fs on the store (no cache) | $epoch | $FILES | 0.00 | - | $(epoch "$WORK/mnt/store" --drop --seed "$epoch") | - |"
+    cpu_snapshot "$WORK/epoch-0.cpu"
+    rate=$(epoch "$WORK/mnt/store" --drop --seed "$epoch")
+    cpu_snapshot "$WORK/epoch-1.cpu"
+    echo "s3fs epoch $epoch: $(cpu_per_item "$WORK/epoch-0.cpu" "$WORK/epoch-1.cpu" "$FILES" file)" >&2
+    echo "| s3fs on the store (no cache) | $epoch | $FILES | 0.00 | - | $rate | - |"
   done
 fi

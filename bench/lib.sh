@@ -171,7 +171,7 @@ start_preload() {  # sets PRELOAD_URL
 
 start_gateway() {  # sets GATEWAY; workers on this machine are read by short-circuit (same node)
   local port; port=$(free_port)
-  start_service gateway "$port" -Dgranary.read.membership-refresh=1s
+  start_service gateway "$port" -Dgranary.read.membership-refresh=1s ${PRELOAD_URL:+-Dgranary.gateway.preload-url="$PRELOAD_URL"}
   GATEWAY="http://127.0.0.1:$port"
   wait_until 30 "$WORK/gateway-$port.log" \
     bash -c "curl -sf -H 'Authorization: $GRANARY_AUTH' '$METADATA_URL/api/v1/workers' | grep -q '\"live\":true'"

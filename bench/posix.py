@@ -54,14 +54,27 @@ def epoch(args):
         sys.exit(f"posix.py: no files under {args.dir}")
     if args.drop:
         drop([args.dir])
-    loader = DataLoader(Files(paths), batch_size=args.batch, shuffle=True, num_workers=args.workers,
-                        generator=torch.Generator().manual_seed(args.seed), collate_fn=collate)
+    sampler = None
+    if args.plan:  # the same order, told to Granary first: the one line a training script changes
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "clients", "python"))
+        from granary_sampler import GranarySampler
+        from torch.utils.data import RandomSampler
+        sampler = GranarySampler(RandomSampler(paths, generator=torch.Generator().manual_seed(args.seed)),
+                                 files=paths, dataset=args.plan, prefix=args.dir, job="bench")
+        sampler.set_epoch(args.seed)
+        loader = DataLoader(Files(paths), batch_size=args.batch, sampler=sampler, num_workers=args.workers,
+                            collate_fn=collate)
+    else:
+        loader = DataLoader(Files(paths), batch_size=args.batch, shuffle=True, num_workers=args.workers,
+                            generator=torch.Generator().manual_seed(args.seed), collate_fn=collate)
     start = time.perf_counter()
     files = size = digest = 0
     for tensors, sizes, crcs in loader:
         files += len(tensors)
         size += sum(sizes)
         digest = (digest + sum(crcs)) % (1 << 64)
+    if sampler is not None and sampler.last_plan_id is None:
+        sys.exit("posix.py: the epoch's plan was not published")
     print(files, size, f"{time.perf_counter() - start:.3f}", f"{digest:016x}")
 
 
@@ -86,6 +99,7 @@ def main():
     one.add_argument("--batch", type=int, default=64)
     one.add_argument("--drop", action="store_true")
     one.add_argument("--seed", type=int, default=7)
+    one.add_argument("--plan", metavar="DATASET", help="publish each epoch's order to Granary (GranarySampler)")
     commands.add_parser("drop").add_argument("paths", nargs="+")
     commands.add_parser("dd").add_argument("file")
     args = parser.parse_args()
