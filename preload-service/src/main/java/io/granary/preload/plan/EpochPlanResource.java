@@ -4,9 +4,9 @@ import io.granary.contracts.events.Topics;
 import io.granary.contracts.plan.EpochPlan;
 import io.granary.contracts.plan.PlanApi;
 import io.granary.contracts.plan.PlanStatus;
+import io.granary.contracts.validation.Problem;
 import io.granary.contracts.validation.ValidationException;
 import io.granary.kit.events.KafkaEvents;
-import io.granary.kit.rest.ForbiddenProblem;
 import io.granary.kit.rest.NotFoundProblem;
 import io.granary.kit.security.AccessFilter;
 import io.granary.kit.security.Caller;
@@ -58,16 +58,15 @@ public class EpochPlanResource {
         if (plan == null) {
             throw new ValidationException("body", "an epoch plan is required");
         }
-        allowed(ctx, plan.dataset());
+        AccessFilter.caller(ctx).checkMayTouch(plan.dataset());
         EpochPlan valid = plan.validate();
         plans.check(valid);
         try {
             events.send(emitter, Topics.EPOCH_PLANS, valid.id(), valid).toCompletableFuture()
                     .get(PUBLISH_WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
-            return Response.status(Response.Status.SERVICE_UNAVAILABLE)
-                    .entity(Map.of("title", "Kafka did not take the plan", "detail", String.valueOf(e.getMessage())))
-                    .build();
+            return Response.status(503).type(Problem.MEDIA_TYPE).entity(Problem.of(503, "Service Unavailable",
+                    "Kafka did not take the plan: " + e.getMessage(), null)).build();
         }
         return Response.accepted(Map.of("id", valid.id(), "dataset", valid.dataset(), "epoch", valid.epoch())).build();
     }
@@ -97,13 +96,5 @@ public class EpochPlanResource {
             throw new NotFoundProblem("id", "no epoch plan '" + plan.id() + "'");
         }
         return plan;
-    }
-
-    private static void allowed(RoutingContext ctx, String dataset) {
-        Caller caller = AccessFilter.caller(ctx);
-        if (dataset != null && !caller.mayTouch(dataset)) {
-            throw new ForbiddenProblem("dataset", "identity '" + caller.name() + "' may not touch dataset '"
-                    + dataset + "'");
-        }
     }
 }

@@ -4,7 +4,6 @@ import io.granary.contracts.dataload.DataLoadApi;
 import io.granary.contracts.dataload.DataLoadSpec;
 import io.granary.contracts.dataload.DataLoadStatus;
 import io.granary.contracts.validation.ValidationException;
-import io.granary.kit.rest.ForbiddenProblem;
 import io.granary.kit.security.AccessFilter;
 import io.granary.kit.security.Caller;
 import io.granary.preload.service.DataLoadNotFoundException;
@@ -43,7 +42,7 @@ public class DataLoadResource {
         if (spec == null) {
             throw new ValidationException("body", "a DataLoad is required");
         }
-        allowed(ctx, spec.dataset());
+        AccessFilter.caller(ctx).checkMayTouch(spec.dataset());
         DataLoadStatus status = loads.submit(null, spec.validate());
         return Response.accepted(Map.of("id", status.id(), "status", status)).build();
     }
@@ -83,13 +82,5 @@ public class DataLoadResource {
             throw new DataLoadNotFoundException(load.id());
         }
         return load;
-    }
-
-    private static void allowed(RoutingContext ctx, String dataset) {
-        Caller caller = AccessFilter.caller(ctx);
-        if (dataset != null && !caller.mayTouch(dataset)) {
-            throw new ForbiddenProblem("dataset", "identity '" + caller.name() + "' may not touch dataset '"
-                    + dataset + "'");
-        }
     }
 }

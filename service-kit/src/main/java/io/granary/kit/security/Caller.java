@@ -1,5 +1,7 @@
 package io.granary.kit.security;
 
+import io.granary.kit.rest.ForbiddenProblem;
+
 import java.util.Set;
 
 /**
@@ -29,6 +31,17 @@ public record Caller(String name, Role role, Set<String> datasets) {
 
     public boolean mayTouch(String dataset) {
         return datasets.isEmpty() || datasets.contains(dataset);
+    }
+
+    /**
+     * For a dataset named in a request's body, which the access rules cannot see.
+     *
+     * @throws ForbiddenProblem naming {@code dataset} when this caller may not touch it (null names none)
+     */
+    public void checkMayTouch(String dataset) {
+        if (dataset != null && !mayTouch(dataset)) {
+            throw new ForbiddenProblem("dataset", "identity '" + name + "' may not touch dataset '" + dataset + "'");
+        }
     }
 
     public boolean may(Role needed, String dataset) {
