@@ -68,10 +68,17 @@ final class AccessMatrix {
         expect("GET /api/v1/dataloads/{id}", Role.READER, Scope.OWN);
         expect("GET /api/v1/dataloads/{id}/events", Role.READER, Scope.OWN);
         expect("DELETE /api/v1/dataloads/{id}", Role.WRITER, Scope.OWN);
+        expect("GET /api/v1/plans", Role.READER, Scope.OWN);
+        expect("POST /api/v1/plans", Role.READER, Scope.BODY);
+        expect("GET /api/v1/plans/{id}", Role.READER, Scope.OWN);
+        expect("DELETE /api/v1/plans/{id}", Role.READER, Scope.OWN);
         expect("GET /blocks/stats", Role.ADMIN, Scope.GLOBAL);
         expect("POST /blocks/fill", Role.CLUSTER, Scope.GLOBAL);
         expect("POST /blocks/{dataset}/reads", Role.CLUSTER, Scope.GLOBAL);
         expect("POST /blocks/{dataset}/held", Role.CLUSTER, Scope.GLOBAL);
+        expect("PUT /worker/plans/{id}", Role.CLUSTER, Scope.GLOBAL);
+        expect("GET /worker/plans/{id}", Role.CLUSTER, Scope.GLOBAL);
+        expect("DELETE /worker/plans/{id}", Role.CLUSTER, Scope.GLOBAL);
         expect("POST /worker/drain", Role.CLUSTER, Scope.GLOBAL);
         expect("GET /worker/drain", Role.CLUSTER, Scope.GLOBAL);
         expect("DELETE /worker/drain", Role.CLUSTER, Scope.GLOBAL);
@@ -169,6 +176,8 @@ final class AccessMatrix {
         String body = switch (operation) {
             case "POST /api/v1/datasets", "PUT /api/v1/datasets/{name}/bucket" -> "{}";
             case "POST /api/v1/dataloads" -> "{\"dataset\":\"" + DATASET + "\",\"targets\":[{\"path\":\"/\"}]}";
+            case "POST /api/v1/plans" -> "{\"dataset\":\"" + DATASET + "\",\"job\":\"j\",\"epoch\":0,\"rank\":0,"
+                    + "\"worldSize\":1,\"files\":[\"x\"]}";
             case "POST /blocks/fill" -> "{}";
             default -> method.equals("PUT") || method.equals("POST") ? "" : null;
         };
