@@ -106,10 +106,7 @@ class EpochPlanTest {
 
     @Test
     void aPlanWhoseReaderNeverComesExpires() {
-        Cluster cluster = new Cluster(metadataUrl);
-        Cluster.files(localRoot.resolve("nobody"), 20, 500, 4);
-        cluster.dataset("nobody", "1MiB", Datasets.localMount(localRoot.resolve("nobody")));
-        List<String> paths = cluster.files("nobody").stream().map(FileInfo::path).toList();
+        List<String> paths = dataset("nobody", 20, 500, 4);
         given().contentType(ContentType.JSON).body(plan("nobody", "idle", 0, paths)).post("/api/v1/plans").then()
                 .statusCode(202);
 
@@ -120,10 +117,7 @@ class EpochPlanTest {
 
     @Test
     void restNamesTheBadFieldOfAPlan() {
-        Cluster cluster = new Cluster(metadataUrl);
-        Cluster.files(localRoot.resolve("checked"), 3, 100, 5);
-        cluster.dataset("checked", "1MiB", Datasets.localMount(localRoot.resolve("checked")));
-        String file = cluster.files("checked").get(0).path();
+        String file = dataset("checked", 3, 100, 5).get(0);
 
         given().contentType(ContentType.JSON).body(plan("nowhere", "j", 0, List.of(file))).post("/api/v1/plans")
                 .then().statusCode(400).contentType("application/problem+json").body("field", equalTo("dataset"));
@@ -140,10 +134,7 @@ class EpochPlanTest {
 
     @Test
     void badPlansAreDeadLetteredWithTheirReasonAndTheNextGoodOneRuns() {
-        Cluster cluster = new Cluster(metadataUrl);
-        Cluster.files(localRoot.resolve("lettered"), 3, 100, 6);
-        cluster.dataset("lettered", "1MiB", Datasets.localMount(localRoot.resolve("lettered")));
-        List<String> paths = cluster.files("lettered").stream().map(FileInfo::path).toList();
+        List<String> paths = dataset("lettered", 3, 100, 6);
         Map<String, String> bad = Map.of(
                 "{not json", "not a EpochPlan",
                 plan("no-such-dataset", "a", 0, paths), "no dataset 'no-such-dataset'",
@@ -168,6 +159,14 @@ class EpochPlanTest {
                     (a, b) -> a));
             bad.forEach((value, reason) -> assertThat(reasons.get(value)).as(value).contains(reason));
         }
+    }
+
+    /** A dataset of {@code count} local files of about {@code size} bytes, 1 MiB blocks; the paths of its files. */
+    private List<String> dataset(String name, int count, int size, long seed) {
+        Cluster cluster = new Cluster(metadataUrl);
+        Cluster.files(localRoot.resolve(name), count, size, seed);
+        cluster.dataset(name, "1MiB", Datasets.localMount(localRoot.resolve(name)));
+        return cluster.files(name).stream().map(FileInfo::path).toList();
     }
 
     private static Worker owner(FileInfo file, List<Worker> workers) {
