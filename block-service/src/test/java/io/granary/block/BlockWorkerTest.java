@@ -30,9 +30,12 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.net.URL;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -47,13 +50,16 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static io.granary.block.Fixtures.getBlock;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -214,7 +220,8 @@ class BlockWorkerTest {
         try {
             List<Future<String>> hashes = new ArrayList<>();
             for (int i = 0; i < 16; i++) {
-                hashes.add(readers.submit(() -> Fixtures.sha256OfBlock(worker(), "big", "shard-0000.tar", etag, 0)));
+                hashes.add(readers.submit(() -> Fixtures.sha256OfBlock(worker(), "big", "shard-0000.tar", etag, 0,
+                        64 * MIB)));
             }
             for (Future<String> hash : hashes) {
                 assertThat(hash.get()).isEqualTo(expected);
@@ -229,8 +236,8 @@ class BlockWorkerTest {
     void aReaderThatLeavesLeavesEachBlockWholeOrNotAtAll() throws Exception {
         byte[] content = Fixtures.seed(buckets, s3, "leaving", "shard", 16 * MIB, 11);
         String etag = Fixtures.dataset(metadata, s3, "leaving", "leaving", "8MiB").get("shard");
-        URI block0 = Fixtures.blockUri(worker(), "leaving", "shard", etag, 0);
-        URI block1 = Fixtures.blockUri(worker(), "leaving", "shard", etag, 1);
+        URI block0 = Fixtures.sized(Fixtures.blockUri(worker(), "leaving", "shard", etag, 0), 16 * MIB);
+        URI block1 = Fixtures.sized(Fixtures.blockUri(worker(), "leaving", "shard", etag, 1), 16 * MIB);
 
         leave(block0, 0);            // gone before the fill could answer
         leave(block1, 64 * 1024);    // gone after the first 64 KiB of the body
@@ -269,18 +276,125 @@ class BlockWorkerTest {
     void aFillThatFailsHalfWayFailsTheReadAndStoresNothing() throws Exception {
         byte[] content = Fixtures.seed(buckets, s3, "cut", "f", MIB, 12);
         URI store = URI.create(s3);
-        try (CuttingProxy proxy = new CuttingProxy(store.getHost(), store.getPort())) {
+        try (StoreProxy proxy = new StoreProxy(store.getHost(), store.getPort())) {
             String etag = Fixtures.dataset(metadata, proxy.endpoint(), "cut", "cut", "1MiB").get("f");
+            URI block = Fixtures.blockUri(worker(), "cut", "f", etag, 0);
+
+            // A reader that waits for the whole block gets an error the gateway reads around, never a short block.
             proxy.cutNextAnswerAfter(300 * 1024);
-
-            HttpResponse<byte[]> broken = getBlock(worker(), "cut", "f", etag, 0, null);
-
-            // An error the gateway reads around (it goes to the under-store itself), never a short block.
-            assertThat(broken.statusCode()).isGreaterThanOrEqualTo(500);
+            assertThat(getBlock(worker(), "cut", "f", etag, 0, null).statusCode()).isGreaterThanOrEqualTo(500);
             assertThat(filesOf("cut")).as("nothing stored, not even a temporary file").isEmpty();
+
+            // A reader the miss is streamed to had its head and first bytes: its body breaks off, never ends short.
+            proxy.cutNextAnswerAfter(300 * 1024);
+            HttpRequest streamed = HttpRequest.newBuilder(Fixtures.sized(block, MIB))
+                    .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build();
+            assertThatThrownBy(() -> Fixtures.HTTP.send(streamed, HttpResponse.BodyHandlers.ofByteArray()))
+                    .isInstanceOf(IOException.class);
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(filesOf("cut"))
+                    .as("nothing stored, not even a temporary file").isEmpty());
+
             HttpResponse<byte[]> again = getBlock(worker(), "cut", "f", etag, 0, null);
             assertThat(again.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.MISS);
             assertThat(again.body()).isEqualTo(content);
+        }
+    }
+
+    @Test
+    void aMissesFirstBytesReachTheReaderWhileTheStoreIsStillSending() throws Exception {
+        byte[] content = Fixtures.seed(buckets, s3, "slow", "f", 4 * MIB, 13);
+        URI store = URI.create(s3);
+        try (StoreProxy proxy = new StoreProxy(store.getHost(), store.getPort())) {
+            String etag = Fixtures.dataset(metadata, proxy.endpoint(), "slow", "slow", "4MiB").get("f");
+            proxy.holdNextAnswerAfter(MIB);
+            HttpResponse<InputStream> response = Fixtures.HTTP.send(HttpRequest.newBuilder(
+                            Fixtures.sized(Fixtures.blockUri(worker(), "slow", "f", etag, 0), 4 * MIB))
+                    .timeout(Duration.ofSeconds(10))
+                    .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            try (InputStream body = response.body()) {
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(response.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.MISS);
+                byte[] first = body.readNBytes(256 * 1024);
+                assertThat(proxy.holding()).as("the store has not sent the rest yet").isTrue();
+                assertThat(first).isEqualTo(Arrays.copyOf(content, first.length));
+                proxy.release();
+                byte[] rest = body.readAllBytes();
+                assertThat(rest).isEqualTo(Arrays.copyOfRange(content, first.length, content.length));
+            } finally {
+                proxy.release();
+            }
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(getBlock(worker(), "slow", "f",
+                    etag, 0, null).headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.HIT));
+        }
+    }
+
+    @Test
+    void readersJoiningAFillMidStreamGetEveryByteOfTheirRangesFromOneStoreRead() throws Exception {
+        byte[] content = Fixtures.seed(buckets, s3, "joined", "f", 4 * MIB, 14);
+        URI store = URI.create(s3);
+        try (StoreProxy proxy = new StoreProxy(store.getHost(), store.getPort())) {
+            String etag = Fixtures.dataset(metadata, proxy.endpoint(), "joined", "joined", "4MiB").get("f");
+            URI block = Fixtures.sized(Fixtures.blockUri(worker(), "joined", "f", etag, 0), 4 * MIB);
+            long before = stats.underStoreReadCount();
+            proxy.holdNextAnswerAfter(MIB + 5);
+            HttpRequest whole = HttpRequest.newBuilder(block)
+                    .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build();
+            var first = Fixtures.HTTP.sendAsync(whole, HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(proxy.awaitHolding(10)).isTrue();
+            // Joined while the fill is held half-way: one range already written, one not, one across the two.
+            var written = Fixtures.HTTP.sendAsync(HttpRequest.newBuilder(block).header("Range", "bytes=1000-4999")
+                    .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            var later = Fixtures.HTTP.sendAsync(HttpRequest.newBuilder(block).header("Range", "bytes=3000000-")
+                    .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            var across = Fixtures.HTTP.sendAsync(whole, HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(written.get(10, TimeUnit.SECONDS).body()).as("bytes written before the store stalled")
+                    .isEqualTo(Arrays.copyOfRange(content, 1000, 5000));
+            proxy.release();
+            assertThat(first.get(30, TimeUnit.SECONDS).body()).isEqualTo(content);
+            assertThat(across.get(30, TimeUnit.SECONDS).body()).isEqualTo(content);
+            HttpResponse<byte[]> tail = later.get(30, TimeUnit.SECONDS);
+            assertThat(tail.statusCode()).isEqualTo(206);
+            assertThat(tail.body()).isEqualTo(Arrays.copyOfRange(content, 3_000_000, content.length));
+            assertThat(stats.underStoreReadCount() - before).as("single flight: one store read").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void anObjectReplacedMidFillIsNeverCachedAsAMixOfVersions() throws Exception {
+        byte[] old = Fixtures.seed(buckets, s3, "midfill", "f", 4 * MIB, 15);
+        URI store = URI.create(s3);
+        try (StoreProxy proxy = new StoreProxy(store.getHost(), store.getPort())) {
+            String etag = Fixtures.dataset(metadata, proxy.endpoint(), "midfill", "midfill", "4MiB").get("f");
+            proxy.holdNextAnswerAfter(MIB);
+            var read = Fixtures.HTTP.sendAsync(HttpRequest.newBuilder(
+                            Fixtures.sized(Fixtures.blockUri(worker(), "midfill", "f", etag, 0), 4 * MIB))
+                    .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(proxy.awaitHolding(10)).isTrue();
+            byte[] replacement = Fixtures.seed(buckets, s3, "midfill", "f", 4 * MIB, 16);  // past the proxy
+            proxy.release();
+            try {
+                HttpResponse<byte[]> answer = read.get(30, TimeUnit.SECONDS);
+                assertThat(answer.body()).as("the version named, whole, or nothing").isEqualTo(old);
+            } catch (ExecutionException e) {
+                assertThat(e.getCause()).isInstanceOf(IOException.class);  // a broken body, never a mixed one
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> filesOf("midfill").stream()
+                    .noneMatch(file -> file.getFileName().toString().startsWith(".")));
+            Path cached = null;
+            for (Path file : filesOf("midfill")) {
+                if (file.getFileName().toString().equals(BlockId.of("midfill", "f", etag, 0).toString())) {
+                    cached = file;
+                }
+            }
+            if (cached != null) {
+                assertThat(Files.readAllBytes(cached)).as("cached under the old version: its bytes only")
+                        .isEqualTo(old);
+            }
+            assertThat(replacement).isNotEqualTo(old);
         }
     }
 

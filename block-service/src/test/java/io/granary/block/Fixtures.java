@@ -87,10 +87,15 @@ final class Fixtures {
         }
     }
 
-    /** Reads a block as a stream and returns its SHA-256, so large blocks never sit whole in the test's heap. */
-    static String sha256OfBlock(URI worker, String dataset, String path, String etag, int index) throws Exception {
+    /**
+     * Reads a block as a stream and returns its SHA-256, so large blocks never sit whole in the test's heap; with the
+     * file's size named, as readers do, so a miss is streamed as it is filled.
+     */
+    static String sha256OfBlock(URI worker, String dataset, String path, String etag, int index, long fileSize)
+            throws Exception {
         HttpResponse<InputStream> response = HTTP.send(HttpRequest.newBuilder(
-                        blockUri(worker, dataset, path, etag, index)).header("Authorization", Identities.CLUSTER_AUTHORIZATION)
+                        sized(blockUri(worker, dataset, path, etag, index), fileSize))
+                .header("Authorization", Identities.CLUSTER_AUTHORIZATION)
                 .build(), HttpResponse.BodyHandlers.ofInputStream());
         if (response.statusCode() != 200) {
             throw new IllegalStateException("GET block answered " + response.statusCode());
@@ -107,6 +112,11 @@ final class Fixtures {
 
     static URI blockUri(URI worker, String dataset, String path, String etag, int index) {
         return worker.resolve("/blocks/" + dataset + "/" + index + "?path=" + path + "&etag=" + etag);
+    }
+
+    /** The block's URI with the file's size named, as the gateway and the mount name it. */
+    static URI sized(URI block, long fileSize) {
+        return URI.create(block + "&size=" + fileSize);
     }
 
     static String sha256(byte[] content, int offset, int length) {

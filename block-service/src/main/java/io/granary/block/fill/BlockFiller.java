@@ -16,26 +16,27 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 /**
- * Cache-aside fills with single-flight: however many readers miss the same block at once, one of them reads it
- * from the under-store into the store and the others wait for that block. Blocking; call it off the event loop.
+ * Cache-aside fills with single-flight: however many readers miss the same block at once, one {@link Filling}
+ * reads it from the under-store into the store, and every reader follows its bytes as they are written or waits for
+ * the whole block. {@link #fill} blocks (call it off the event loop); {@link #filling} runs it on a given thread.
  */
 @ApplicationScoped
 public class BlockFiller {
 
     private static final Logger LOG = Logger.getLogger(BlockFiller.class);
     private static final int CHUNK = 256 * 1024;
+    private static final int FIRST_CHUNK = 64 * 1024;
 
     private final BlockStore store;
     private final BlockSource source;
     private final ReadStats stats;
     private final FillStages stages;
     private final PeerBlocks peers;
-    private final Map<BlockKey, CompletableFuture<Optional<StoredBlock>>> inFlight = new ConcurrentHashMap<>();
+    private final Map<BlockKey, Filling> inFlight = new ConcurrentHashMap<>();
 
     BlockFiller(BlockStore store, BlockSource source, ReadStats stats, FillStages stages, PeerBlocks peers) {
         this.store = store;
@@ -55,33 +56,52 @@ public class BlockFiller {
 
     /** @param holder the worker known to hold the block, asked before any other (null: none known) */
     public Optional<StoredBlock> fill(BlockKey key, BlockRef ref, String holder) {
-        CompletableFuture<Optional<StoredBlock>> mine = new CompletableFuture<>();
-        CompletableFuture<Optional<StoredBlock>> running = inFlight.putIfAbsent(key, mine);
+        Filling mine = new Filling();
+        Filling running = inFlight.putIfAbsent(key, mine);
         if (running != null) {
             stats.singleFlightWait();
-            try {
-                return running.join();
-            } catch (CompletionException e) {
-                throw e.getCause() instanceof RuntimeException cause ? cause : e;
-            }
+            return running.await();
         }
+        run(key, ref, holder, mine);
+        return mine.await();
+    }
+
+    /**
+     * The block's filling, which a reader follows as its bytes arrive: the one in flight, or one started now on
+     * {@code filler} (a blocking thread).
+     */
+    public Filling filling(BlockKey key, BlockRef ref, Executor filler) {
+        Filling mine = new Filling();
+        Filling running = inFlight.putIfAbsent(key, mine);
+        if (running != null) {
+            stats.singleFlightWait();
+            return running;
+        }
+        try {
+            filler.execute(() -> run(key, ref, null, mine));
+        } catch (RuntimeException e) {
+            inFlight.remove(key, mine);
+            mine.fail(e);
+        }
+        return mine;
+    }
+
+    private void run(BlockKey key, BlockRef ref, String holder, Filling filling) {
         try {
             // Filled by a flight that ended between the caller's lookup and ours (which counted the read).
             Optional<StoredBlock> block = store.peek(key);
             if (block.isEmpty()) {
-                block = fetchAndStore(key, ref, holder);
+                block = fetchAndStore(key, ref, holder, filling);
             }
-            mine.complete(block);
-            return block;
+            filling.end(block);
         } catch (RuntimeException e) {
-            mine.completeExceptionally(e);
-            throw e;
+            filling.fail(e);
         } finally {
-            inFlight.remove(key, mine);
+            inFlight.remove(key, filling);
         }
     }
 
-    private Optional<StoredBlock> fetchAndStore(BlockKey key, BlockRef ref, String holder) {
+    private Optional<StoredBlock> fetchAndStore(BlockKey key, BlockRef ref, String holder, Filling filling) {
         long started = System.nanoTime();
         long blockSize = source.blockSize(key.dataset());
         Optional<BlockWriter> room = store.reserve(key, ref.room(blockSize));
@@ -92,11 +112,12 @@ public class BlockFiller {
         long reserved = System.nanoTime();
         stages.took(Stage.RESERVE, reserved - started);
         try (BlockWriter writer = room.get()) {  // aborted unless committed
+            filling.writing(writer.temp(), writer.dir().level().medium(), ref.fileSize() > 0 ? writer.room() : -1);
             try {
-                if (fromPeer(key, ref, holder, writer)) {
+                if (fromPeer(key, ref, holder, writer, filling)) {
                     stats.peerFill(writer.length());
                 } else {
-                    fromUnderStore(key, ref, blockSize, writer, reserved);
+                    fromUnderStore(key, ref, blockSize, writer, reserved, filling);
                 }
             } catch (LocalWriteFailed e) {
                 LOG.warnf("cannot store %s in %s (%s): serving it uncached", key, writer.dir().path(),
@@ -125,13 +146,14 @@ public class BlockFiller {
      * The block from a worker that holds it (its owner until membership changed); false when none does or the
      * hand-over broke off: the under-store is then read as for any miss.
      */
-    private boolean fromPeer(BlockKey key, BlockRef ref, String holder, BlockWriter writer) throws LocalWriteFailed {
+    private boolean fromPeer(BlockKey key, BlockRef ref, String holder, BlockWriter writer, Filling filling)
+            throws LocalWriteFailed {
         Optional<InputStream> peer = peers.open(key, ref, holder);
         if (peer.isEmpty()) {
             return false;
         }
         try (InputStream in = peer.get()) {
-            copy(in, writer);
+            copy(in, writer, filling);
             return writer.length() > 0;
         } catch (LocalWriteFailed e) {
             throw e;
@@ -141,28 +163,32 @@ public class BlockFiller {
         }
     }
 
-    private void fromUnderStore(BlockKey key, BlockRef ref, long blockSize, BlockWriter writer, long reserved)
-            throws IOException {
+    private void fromUnderStore(BlockKey key, BlockRef ref, long blockSize, BlockWriter writer, long reserved,
+                                Filling filling) throws IOException {
         try {
+            filling.restarted();
             writer.restart();  // what a hand-over that broke off wrote
         } catch (IOException e) {
             throw new LocalWriteFailed(e);
         }
         try (InputStream in = source.open(key.dataset(), ref, 0, blockSize)) {
             stages.took(Stage.FIRST_BYTE, System.nanoTime() - reserved);
-            copy(in, writer);
+            copy(in, writer, filling);
         }
     }
 
     /** Copies the block, telling a failing under-store (IOException) from a failing local disk (LocalWriteFailed). */
-    private void copy(InputStream in, BlockWriter writer) throws IOException {
+    private void copy(InputStream in, BlockWriter writer, Filling filling) throws IOException {
         byte[] chunk = new byte[CHUNK];
         long reading = 0;
         long writing = 0;
         int n;
         long mark = System.nanoTime();
         // readNBytes fills the chunk: an S3 body stream hands out a few KiB per read, one write each would cost more.
-        while ((n = in.readNBytes(chunk, 0, CHUNK)) > 0) {
+        // The first is smaller: readers following the fill get their first bytes sooner.
+        int wanted = FIRST_CHUNK;
+        while ((n = in.readNBytes(chunk, 0, wanted)) > 0) {
+            wanted = CHUNK;
             long read = System.nanoTime();
             reading += read - mark;
             if (!writer.fits(n)) {
@@ -173,6 +199,7 @@ public class BlockFiller {
             } catch (IOException e) {
                 throw new LocalWriteFailed(e);
             }
+            filling.wrote(writer.length());
             mark = System.nanoTime();
             writing += mark - read;
         }

@@ -2,6 +2,7 @@ package io.granary.block.rest;
 
 import io.granary.block.config.BlockConfig;
 import io.granary.block.fill.BlockFiller;
+import io.granary.block.fill.Filling;
 import io.granary.block.metrics.ReadStats;
 import io.granary.block.store.StoredBlock;
 import io.granary.block.store.BlockStore;
@@ -18,8 +19,9 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * A reader's {@code GET} and {@code HEAD} of a block: a hit is sent from its file on the event loop with
  * {@code sendfile} (zero-copy, no buffer in the JVM). A miss is filled on a worker thread ({@link BlockFiller}) and
- * then sent, or streamed from the under-store when no level can store it ({@link BypassStream}); a sampled hit, and
- * one whose file was written to since it was installed, is checked against its checksum there first.
+ * sent as the fill writes it ({@link FillStream}), or streamed from the under-store when no level can store it
+ * ({@link BypassStream}); a sampled hit, and one whose file was written to since it was installed, is checked
+ * against its checksum there first.
  */
 @ApplicationScoped
 class CachedReads {
@@ -50,10 +52,47 @@ class CachedReads {
         if (held.isPresent() && (verifySample <= 0 || ThreadLocalRandom.current().nextDouble() >= verifySample)
                 && store.sealed(held.get())) {
             stats.hit(request.dataset(), held.get().medium());
-            send(ctx, request, range, held.get(), BlockApi.HIT, true);
+            send(ctx, request, range, held.get(), BlockApi.HIT, () -> stream(ctx, request, range));
             return;
         }
-        fillThenSend(ctx, request, range, held.orElse(null));
+        if (held.isEmpty()) {
+            stream(ctx, request, range);
+        } else {
+            fillThenSend(ctx, request, range, held.get());
+        }
+    }
+
+    /** A miss streamed as its fill writes it (joining the fill in flight), or answered from how the fill ended. */
+    private void stream(RoutingContext ctx, BlockRequest request, ByteRange range) {
+        Filling filling = filler.filling(request.key(), request.ref(),
+                fill -> ctx.vertx().executeBlocking(() -> {
+                    fill.run();
+                    return null;
+                }, false));
+        new FillStream(ctx, filling, range, new FillStream.Outcome() {
+            @Override
+            public void stored(StoredBlock block) {
+                stats.miss(request.dataset(), true);
+                send(ctx, request, range, block, BlockApi.MISS, () -> bypass.send(ctx, request, range));
+            }
+
+            @Override
+            public void unstored() {
+                stats.miss(request.dataset(), false);
+                bypass.send(ctx, request, range);
+            }
+
+            @Override
+            public void failed(Throwable failure) {
+                replies.problem(ctx, failure);
+            }
+
+            @Override
+            public void streamed(long bytes) {
+                stats.miss(request.dataset(), true);
+                stats.served(request.dataset(), bytes, filling.medium());
+            }
+        }).start();
     }
 
     /**
@@ -111,7 +150,8 @@ class CachedReads {
             } else if (result.result().block() == null) {
                 bypass.send(ctx, request, range);
             } else {
-                send(ctx, request, range, result.result().block(), result.result().how(), false);
+                send(ctx, request, range, result.result().block(), result.result().how(),
+                        () -> bypass.send(ctx, request, range));
             }
         });
     }
@@ -120,8 +160,13 @@ class CachedReads {
     private record Served(StoredBlock block, String how) {
     }
 
+    /**
+     * Sends the block from its file; {@code ifGone} answers instead when the file moved to a lower level or was
+     * evicted between lookup and open (a hit looks again, a just-filled block is read through: the reader is never
+     * refused a block because the cache was busy).
+     */
     private void send(RoutingContext ctx, BlockRequest request, ByteRange range, StoredBlock block, String how,
-                      boolean retryIfGone) {
+                      Runnable ifGone) {
         HttpServerResponse response = ctx.response();
         ByteRange.Slice slice = range == null ? new ByteRange.Slice(0, block.length()) : range.resolve(block.length());
         response.putHeader(BlockApi.CACHE_HEADER, how)
@@ -138,12 +183,11 @@ class CachedReads {
         response.sendFile(block.file().toString(), slice.offset(), slice.length()).onComplete(sent -> {
             if (sent.succeeded()) {
                 stats.served(request.dataset(), slice.length(), block.medium());
-            } else if (retryIfGone && !response.headWritten()) {
-                // Moved to a lower level or evicted between lookup and open: look again (and fill if need be).
+            } else if (!response.headWritten()) {
                 LOG.debugf("block %s moved while being sent: %s", block.key(), sent.cause().getMessage());
                 response.headers().clear();
                 response.setStatusCode(200);
-                fillThenSend(ctx, request, range, null);
+                ifGone.run();
             } else if (!response.ended()) {
                 response.reset();
             }

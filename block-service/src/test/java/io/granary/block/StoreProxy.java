@@ -6,25 +6,32 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP proxy in front of the real S3 server that, once armed, breaks the next answer after a given number of
- * bytes: an under-store that fails half-way through a body, which a real server will not do on request.
+ * bytes (an under-store that fails half-way through a body, which a real server will not do on request), or holds
+ * it there until released (a store still sending).
  */
-final class CuttingProxy implements AutoCloseable {
+final class StoreProxy implements AutoCloseable {
 
     private final ServerSocket server;
     private final String targetHost;
     private final int targetPort;
     /** Bytes of the next answer to pass before the connection is cut; 0: pass everything. */
     private final AtomicLong cutAfter = new AtomicLong();
+    /** Bytes of the next answer to pass before it is held; 0: pass everything. */
+    private final AtomicLong holdAfter = new AtomicLong();
+    private final CountDownLatch holding = new CountDownLatch(1);
+    private final CountDownLatch released = new CountDownLatch(1);
 
-    CuttingProxy(String targetHost, int targetPort) throws IOException {
+    StoreProxy(String targetHost, int targetPort) throws IOException {
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.targetHost = targetHost;
         this.targetPort = targetPort;
-        Thread accept = new Thread(this::accept, "cutting-proxy");
+        Thread accept = new Thread(this::accept, "store-proxy");
         accept.setDaemon(true);
         accept.start();
     }
@@ -36,6 +43,25 @@ final class CuttingProxy implements AutoCloseable {
     /** The next answer that passes more than {@code bytes} is cut there. */
     void cutNextAnswerAfter(long bytes) {
         cutAfter.set(bytes);
+    }
+
+    /** The next answer that passes more than {@code bytes} stops there until {@link #release}; once. */
+    void holdNextAnswerAfter(long bytes) {
+        holdAfter.set(bytes);
+    }
+
+    /** Whether an answer is held now (it was, and is not released yet). */
+    boolean holding() {
+        return holding.getCount() == 0 && released.getCount() > 0;
+    }
+
+    /** Waits until an answer is held. */
+    boolean awaitHolding(long seconds) throws InterruptedException {
+        return holding.await(seconds, TimeUnit.SECONDS);
+    }
+
+    void release() {
+        released.countDown();
     }
 
     private void accept() {
@@ -56,11 +82,27 @@ final class CuttingProxy implements AutoCloseable {
             byte[] buffer = new byte[8192];
             long passed = 0;
             long limit = -1;
+            long hold = -1;
             try {
                 for (int n; (n = in.read(buffer)) > 0; ) {
                     long armed = answers && limit < 0 ? cutAfter.getAndSet(0) : 0;
                     if (armed > 0) {
                         limit = passed + armed;  // counted from here: a kept-alive connection passed answers before
+                    }
+                    long held = answers && hold < 0 ? holdAfter.getAndSet(0) : 0;
+                    if (held > 0) {
+                        hold = passed + held;
+                    }
+                    if (hold >= 0 && passed + n > hold) {
+                        int before = (int) (hold - passed);
+                        out.write(buffer, 0, before);
+                        out.flush();
+                        holding.countDown();
+                        released.await();
+                        out.write(buffer, before, n - before);
+                        passed += n;
+                        hold = -1;
+                        continue;
                     }
                     if (limit >= 0 && passed + n > limit) {
                         out.write(buffer, 0, (int) (limit - passed));
@@ -72,10 +114,12 @@ final class CuttingProxy implements AutoCloseable {
                 }
             } catch (IOException e) {
                 // one side went away: both go below
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
             close(client);
             close(target);
-        }, "cutting-proxy-pump");
+        }, "store-proxy-pump");
         thread.setDaemon(true);
         thread.start();
     }
