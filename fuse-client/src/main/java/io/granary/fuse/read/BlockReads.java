@@ -17,6 +17,7 @@ import io.granary.kit.client.LiveWorkers;
 import io.granary.kit.client.LocalReadReports;
 import io.granary.kit.client.WorkerCallFailed;
 import io.granary.ufs.MountedStores;
+import io.vertx.core.buffer.Buffer;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
@@ -31,8 +32,9 @@ import java.util.concurrent.Executor;
 
 /**
  * Reads a file's bytes block by block, each from the first of: its file on this node when an owner runs here (a
- * short-circuit read, no copy through any process); the blocks held in memory; its owners over HTTP, which fill
- * it on a miss; the under-store itself. Reads of one block by many threads share one fetch, and a file read in
+ * short-circuit read, no copy through any process), or, not held there, the bytes asked of that owner, which
+ * streams a miss as it fills it; the blocks held in memory; its owners over HTTP, which fill it on a miss; the
+ * under-store itself. Reads of one block by many threads share one fetch, and a file read in
  * sequence fetches the next blocks ahead. A worker that fails is passed over (the {@link BlockClient} suspects it):
  * a dead worker slows a read, never fails it. Reads of a worker's files are reported to it ({@link LocalReadReports}):
  * they never reach it otherwise, and its eviction and admission must see them.
@@ -113,26 +115,26 @@ public final class BlockReads {
         String blockId = BlockId.of(dataset.name(), file.path(), file.etag(), slice.index()).toString();
         List<Worker> owners = workers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas());
         for (Worker owner : owners) {
-            if (local.reaches(owner)) {
-                Optional<OpenBlockFile> opened = local.open(owner, dataset.name(), blockId);
-                boolean filled = false;
-                if (opened.isEmpty() && fillHere(owner, dataset, file, slice)) {
-                    opened = local.open(owner, dataset.name(), blockId);
-                    filled = true;
+            if (!local.reaches(owner)) {
+                continue;
+            }
+            Optional<OpenBlockFile> opened = local.open(owner, dataset.name(), blockId);
+            if (opened.isPresent()) {
+                try {
+                    opened.get().read(slice.offsetInBlock(), (int) slice.length(), dst);
+                } finally {
+                    opened.get().release();
                 }
-                if (opened.isPresent()) {
-                    try {
-                        opened.get().read(slice.offsetInBlock(), (int) slice.length(), dst);
-                    } finally {
-                        opened.get().release();
-                    }
-                    metrics.served(FuseMetrics.LOCAL, slice.length());
-                    filled |= filledAhead.asMap().remove(new BlockKey(dataset.name(), blockId)) != null;
-                    if (reader.entersBlock(slice.index()) || filled) {
-                        reports.read(owner, dataset.name(), blockId, slice.length(), filled);
-                    }
-                    return;
+                metrics.served(FuseMetrics.LOCAL, slice.length());
+                boolean filled = filledAhead.asMap().remove(new BlockKey(dataset.name(), blockId)) != null;
+                if (reader.entersBlock(slice.index()) || filled) {
+                    reports.read(owner, dataset.name(), blockId, slice.length(), filled);
                 }
+                return;
+            }
+            if (rangeHere(owner, dataset, file, slice, dst)) {
+                reader.entersBlock(slice.index());  // the owner counted this read: the block's next reads are not new
+                return;
             }
         }
         byte[] block = block(dataset, file, slice, blockId, owners);
@@ -140,14 +142,25 @@ public final class BlockReads {
     }
 
     /**
-     * A block missing on an owner of this node is filled there and then read from its file: it never passes through
-     * this process's memory or the worker's HTTP. False when the owner could not: read elsewhere.
+     * The slice of a block not held on this node's owner, asked of that owner, which streams a miss as it fills the
+     * block (and stores it for the next reads, which go to its file): the reader waits for its bytes, not for the
+     * block. False when the owner failed: read elsewhere.
      */
-    private boolean fillHere(Worker owner, Dataset dataset, FileInfo file, BlockSlice slice)
-            throws InterruptedException {
+    private boolean rangeHere(Worker owner, Dataset dataset, FileInfo file, BlockSlice slice, ByteBuffer dst)
+            throws IOException, InterruptedException {
         try {
-            return BlockClient.await(blocks.fill(owner, dataset.name(), file, slice.index()));
+            Buffer bytes = BlockClient.await(blocks.range(owner, dataset.name(), file, slice));
+            dst.put(bytes.getByteBuf().nioBuffer());
+            metrics.served(FuseMetrics.OWNER, slice.length());
+            return true;
+        } catch (WorkerCallFailed e) {
+            if (e.status() == 412 || e.status() == 404) {
+                throw new StaleFileException(file.path(), e);
+            }
+            LOG.debugf("block %d of %s from %s failed: %s", slice.index(), file.path(), owner.id(), e.getMessage());
+            return false;
         } catch (RuntimeException e) {
+            LOG.debugf("block %d of %s from %s failed: %s", slice.index(), file.path(), owner.id(), e.getMessage());
             return false;
         }
     }

@@ -22,9 +22,9 @@ import java.util.Optional;
 
 /**
  * One response body, block by block, in order. Each block comes from the first of: its file on this node
- * (short-circuit, zero-copy; an owner on this node is asked to fill a missing block, which is then sent from its
- * file), its owners in placement order over HTTP, the under-store. The next blocks are filled or fetched while the
- * current one is sent (read-ahead). A failed owner is suspected (by the {@link BlockClient}) and the rest of its
+ * (short-circuit, zero-copy), its owners in placement order over HTTP (a miss streamed as the owner fills it), the
+ * under-store. The next blocks are filled (by an owner on this node, to be sent from their files) or fetched while
+ * the current one is sent (read-ahead). A failed owner is suspected (by the {@link BlockClient}) and the rest of its
  * block read around it, so a dead worker slows the read but the client still gets every byte.
  */
 final class ObjectStream {
@@ -80,29 +80,10 @@ final class ObjectStream {
             sendFile(slice, blockId, local.get(), owners, filledAhead);
             return;
         }
-        Worker near = zeroCopy ? near(owners) : null;
-        if (near == null) {
-            fromOwners(slice, owners, 0);
-            return;
-        }
-        // The owner is on this node: it fills the block, and the file is sent from here, never copied through it.
-        Future<Void> filling = fills.remove(position);
-        if (filling == null) {
-            filling = fill(near, slice);
-        }
-        readAhead();
-        filling.onComplete(filled -> {
-            if (done.future().isComplete()) {
-                return;  // the client went away meanwhile: start nothing more
-            }
-            Optional<OpenBlockFile> file = filled.succeeded() ? reads.shortCircuit.open(near, dataset.name(), blockId)
-                    : Optional.empty();
-            if (file.isPresent()) {
-                sendFile(slice, blockId, new LocalFile(near, file.get()), owners, true);
-            } else {
-                fromOwners(slice, owners, 0);  // not stored (no room), or the worker failed: it decides
-            }
-        });
+        // Not held here: asked of its owners, the one on this node first, which streams a miss as it fills it (a
+        // fill started ahead is joined where it has got to), so the client never waits for a whole block.
+        fills.remove(position);
+        fromOwners(slice, owners, 0);
     }
 
     /** Sends the block from its file; {@code filled}: its worker filled it for this read (a miss, to it). */

@@ -124,6 +124,29 @@ public class BlockClient implements AutoCloseable {
     }
 
     /**
+     * A byte range of a block, whole in memory ({@code GET} with {@code Range}): for a reader that wants the bytes
+     * now, not the block. A miss is streamed by the owner as it fills the block, so the range comes as soon as the
+     * store's bytes for it do.
+     */
+    public Future<Buffer> range(Worker owner, String dataset, FileInfo file, BlockSlice slice) {
+        RequestOptions options = options(owner, HttpMethod.GET,
+                BlockApi.blockUri(dataset, slice.index(), file.path(), file.etag(), file.size()))
+                .putHeader("Range", "bytes=" + slice.offsetInBlock() + '-'
+                        + (slice.offsetInBlock() + slice.length() - 1))
+                .setIdleTimeout(ownerTimeout.toMillis());
+        return exchange(reads, options, response -> response.body().compose(body -> {
+            if (response.statusCode() != 206) {
+                return Future.failedFuture(new WorkerCallFailed(owner, response.statusCode(), body));
+            }
+            if (body.length() != slice.length()) {
+                return Future.failedFuture(new WorkerCallFailed(owner, "sent " + body.length() + " of "
+                        + slice.length() + " bytes of block " + slice.index() + " of " + file.path()));
+            }
+            return Future.succeededFuture(body);
+        })).onFailure(failure -> suspectOnFault(owner, failure));
+    }
+
+    /**
      * Has the owner hold the block: its {@code HEAD}, which fills it first on a miss (at once, not queued behind
      * preloads), with no body either way, so it can then be read from its file on the owner's node.
      *
