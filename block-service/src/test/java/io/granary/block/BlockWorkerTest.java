@@ -453,17 +453,28 @@ class BlockWorkerTest {
     void heartbeatsAndBlockEventsArriveOnKafka() throws Exception {
         reads();
         getBlock(worker(), "reads", "small/f-3", etags.get("small/f-3"), 0, null);
-        getBlock(worker(), "reads", "small/f-3", etags.get("small/f-3"), 0, null);
-        String blockId = BlockId.of("reads", "small/f-3", etags.get("small/f-3"), 0).toString();
+        getBlock(worker(), "reads", "small/f-3", etags.get("small/f-3"), 0, null);  // a hit
+        int bytes = 0;
+        for (int i = 0; i < 3; i++) {
+            bytes += Fixtures.seed(buckets, s3, "summed", "f-" + i, 10_000 + i, 20 + i).length;
+        }
+        Map<String, String> summed = Fixtures.dataset(metadata, s3, "summed", "summed", "1MiB");
+        for (int i = 0; i < 3; i++) {
+            getBlock(worker(), "summed", "f-" + i, summed.get("f-" + i), 0, null);
+        }
+        int cachedBytes = bytes;
         try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
-            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(blockEvents(kafka))
-                    .anySatisfy(event -> {
-                        assertThat(event.type()).isEqualTo(BlockEvent.Type.CACHED);
-                        assertThat(event.blockId()).isEqualTo(blockId);
-                        assertThat(event.dataset()).isEqualTo("reads");
-                        assertThat(event.bytes()).isEqualTo(CONTENT.get("small/f-3").length);
-                        assertThat(event.medium()).isEqualTo(Medium.MEM);
-                    }));
+            // Summed per dataset and level, not an event per block: three fills, their blocks and bytes in all.
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                List<BlockEvent> cached = blockEvents(kafka).stream().filter(event -> event.dataset().equals("summed")
+                        && event.type() == BlockEvent.Type.CACHED).toList();
+                assertThat(cached).allSatisfy(event -> {
+                    assertThat(event.blockId()).isNull();
+                    assertThat(event.medium()).isEqualTo(Medium.MEM);
+                });
+                assertThat(cached.stream().mapToInt(BlockEvent::blocks).sum()).isEqualTo(3);
+                assertThat(cached.stream().mapToLong(BlockEvent::bytes).sum()).isEqualTo(cachedBytes);
+            });
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
                 HeartbeatEvent last = json.readValue(kafka.consumeStrings()
                         .fromTopics(Topics.WORKER_HEARTBEATS, Duration.ofSeconds(3)).awaitCompletion()

@@ -80,37 +80,27 @@ final class StoreProxy implements AutoCloseable {
     private void pump(InputStream in, OutputStream out, Socket client, Socket target, boolean answers) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[8192];
-            long passed = 0;
-            long limit = -1;
-            long hold = -1;
+            Counter cut = new Counter(cutAfter);
+            Counter hold = new Counter(holdAfter);
             try {
                 for (int n; (n = in.read(buffer)) > 0; ) {
-                    long armed = answers && limit < 0 ? cutAfter.getAndSet(0) : 0;
-                    if (armed > 0) {
-                        limit = passed + armed;  // counted from here: a kept-alive connection passed answers before
-                    }
-                    long held = answers && hold < 0 ? holdAfter.getAndSet(0) : 0;
-                    if (held > 0) {
-                        hold = passed + held;
-                    }
-                    if (hold >= 0 && passed + n > hold) {
-                        int before = (int) (hold - passed);
-                        out.write(buffer, 0, before);
+                    long holdAt = answers ? hold.reaches(n) : -1;
+                    if (holdAt >= 0) {
+                        out.write(buffer, 0, (int) holdAt);
                         out.flush();
                         holding.countDown();
                         released.await();
-                        out.write(buffer, before, n - before);
-                        passed += n;
-                        hold = -1;
+                        out.write(buffer, (int) holdAt, n - (int) holdAt);
+                        cut.passed(n);
                         continue;
                     }
-                    if (limit >= 0 && passed + n > limit) {
-                        out.write(buffer, 0, (int) (limit - passed));
+                    long cutAt = answers ? cut.reaches(n) : -1;
+                    if (cutAt >= 0) {
+                        out.write(buffer, 0, (int) cutAt);
                         out.flush();
                         break;
                     }
                     out.write(buffer, 0, n);
-                    passed += n;
                 }
             } catch (IOException e) {
                 // one side went away: both go below
@@ -122,6 +112,45 @@ final class StoreProxy implements AutoCloseable {
         }, "store-proxy-pump");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /**
+     * One connection's bytes counted against an armed limit from the moment it was armed. The connection that passes
+     * the limit first takes it; others (a listing's small answers meanwhile) leave it armed.
+     */
+    private static final class Counter {
+        private final AtomicLong armed;
+        private long limit;
+        private long passed;
+
+        Counter(AtomicLong armed) {
+            this.armed = armed;
+        }
+
+        /** Where in the next {@code n} bytes the limit falls (it is taken then), or -1; counts them otherwise. */
+        long reaches(int n) {
+            long bytes = armed.get();
+            if (bytes != limit) {
+                limit = bytes;
+                passed = 0;  // counted from here: a kept-alive connection passed answers before
+            }
+            if (bytes > 0 && passed + n > bytes && armed.compareAndSet(bytes, 0)) {
+                limit = 0;
+                return bytes - passed;
+            }
+            passed += n;
+            return -1;
+        }
+
+        /** Counts bytes passed without taking the limit. */
+        void passed(int n) {
+            long bytes = armed.get();
+            if (bytes != limit) {
+                limit = bytes;
+                passed = 0;
+            }
+            passed += n;
+        }
     }
 
     private static void close(Socket socket) {

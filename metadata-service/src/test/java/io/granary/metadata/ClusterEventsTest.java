@@ -223,7 +223,7 @@ class ClusterEventsTest {
     private static String block(String type, long bytes) {
         return """
                 {"type":"%s","workerId":"w-stats","node":"node-s","dataset":"stats-data",
-                 "blockId":"00000000000000000000000000000000-0","bytes":%d,"medium":"MEM","at":"%s"}"""
+                 "blocks":1,"bytes":%d,"medium":"MEM","at":"%s"}"""
                 .formatted(type, bytes, Instant.now());
     }
 }

@@ -26,6 +26,10 @@ public interface BlockConfig {
     @WithDefault("5s")
     Duration heartbeatInterval();
 
+    /** How often the blocks cached and evicted since the last time are sent, summed, as block events. */
+    @WithDefault("1s")
+    Duration eventsInterval();
+
     /** Share of cache hits whose block is checksummed before it is sent (0 to 1); every block is checked on start. */
     @WithDefault("0.01")
     double verifySample();
