@@ -18,6 +18,7 @@ import io.granary.contracts.worker.Medium;
 import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
+import io.granary.devstack.testing.StoreProxy;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
@@ -326,6 +327,43 @@ class BlockWorkerTest {
             }
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(getBlock(worker(), "slow", "f",
                     etag, 0, null).headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.HIT));
+        }
+    }
+
+    @Test
+    void aReaderOnThisNodeFollowsTheFillsTemporaryFileWhileTheStoreIsStillSending() throws Exception {
+        byte[] content = Fixtures.seed(buckets, s3, "followed", "f", 4 * MIB, 17);
+        URI store = URI.create(s3);
+        try (StoreProxy proxy = new StoreProxy(store.getHost(), store.getPort())) {
+            String etag = Fixtures.dataset(metadata, proxy.endpoint(), "followed", "followed", "4MiB").get("f");
+            URI block = Fixtures.sized(Fixtures.blockUri(worker(), "followed", "f", etag, 0), 4 * MIB);
+            proxy.holdNextAnswerAfter(MIB);
+            HttpResponse<Void> head = Fixtures.HTTP.send(HttpRequest.newBuilder(block)
+                    .method("HEAD", HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10))
+                    .header(BlockApi.FOLLOW_HEADER, "true")
+                    .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build(),
+                    HttpResponse.BodyHandlers.discarding());
+            try {
+                assertThat(head.statusCode()).isEqualTo(200);
+                assertThat(head.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.MISS);
+                assertThat(head.headers().firstValue(BlockApi.BLOCK_LENGTH_HEADER)).hasValue(String.valueOf(4 * MIB));
+                String name = head.headers().firstValue(BlockApi.FILLING_HEADER).orElseThrow();
+                Path temp = work.resolve("levels/mem/followed").resolve(name);
+                assertThat(proxy.holding()).as("the store has not sent the rest yet").isTrue();
+                byte[] first = Files.readAllBytes(temp);
+                assertThat(first.length).isPositive().isLessThan(4 * MIB);
+                assertThat(first).isEqualTo(Arrays.copyOf(content, first.length));
+            } finally {
+                proxy.release();
+            }
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(Fixtures.HTTP.send(
+                    HttpRequest.newBuilder(block).method("HEAD", HttpRequest.BodyPublishers.noBody())
+                            .header(BlockApi.FOLLOW_HEADER, "true")
+                            .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build(),
+                    HttpResponse.BodyHandlers.discarding()).headers().map())
+                    .containsEntry(BlockApi.CACHE_HEADER.toLowerCase(), List.of(BlockApi.HIT))
+                    .doesNotContainKey(BlockApi.FILLING_HEADER.toLowerCase()));
+            assertThat(getBlock(worker(), "followed", "f", etag, 0, null).body()).isEqualTo(content);
         }
     }
 

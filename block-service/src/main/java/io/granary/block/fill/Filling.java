@@ -50,6 +50,11 @@ public final class Filling {
         return length;
     }
 
+    /** The name of the temporary file the block is written in, for a reader on this node; null when none is. */
+    public synchronized String tempName() {
+        return temp == null ? null : temp.getFileName().toString();
+    }
+
     public boolean isEnded() {
         return ended.isDone();
     }

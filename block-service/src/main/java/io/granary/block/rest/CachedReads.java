@@ -8,6 +8,7 @@ import io.granary.block.store.StoredBlock;
 import io.granary.block.store.BlockStore;
 import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.ByteRange;
+import io.vertx.core.Context;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -15,6 +16,7 @@ import org.jboss.logging.Logger;
 
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A reader's {@code GET} and {@code HEAD} of a block: a hit is sent from its file on the event loop with
@@ -110,6 +112,10 @@ class CachedReads {
             answerHead(ctx.response(), held.get(), BlockApi.HIT);
             return;
         }
+        if (held.isEmpty() && "true".equals(ctx.request().getHeader(BlockApi.FOLLOW_HEADER))) {
+            follow(ctx, request);
+            return;
+        }
         // A file written to since it was installed is checked first: kept if whole, filled again if damaged.
         ctx.vertx().executeBlocking(() -> held.isPresent() && store.verify(held.get())
                 ? new Served(held.get(), BlockApi.HIT)
@@ -124,6 +130,57 @@ class CachedReads {
                 answerHead(ctx.response(), filled.result().block(), filled.result().how());
             }
         });
+    }
+
+    /**
+     * A miss for a reader on this node that reads the block's file itself: answered as soon as the fill has its
+     * first bytes, with the temporary file they are in ({@link BlockApi#FILLING_HEADER}), which the reader follows
+     * as it grows, or, had the fill ended by then, as a HEAD answers.
+     */
+    private void follow(RoutingContext ctx, BlockRequest request) {
+        Filling filling = filler.filling(request.key(), request.ref(), fill -> ctx.vertx().executeBlocking(() -> {
+            fill.run();
+            return null;
+        }, false));
+        Context context = ctx.vertx().getOrCreateContext();
+        AtomicBoolean answered = new AtomicBoolean();
+        Runnable[] watcher = new Runnable[1];
+        watcher[0] = () -> {
+            String temp = filling.tempName();
+            boolean streaming = temp != null && filling.written() > 0 && filling.length() > 0;
+            if ((streaming || filling.isEnded()) && answered.compareAndSet(false, true)) {
+                filling.unwatch(watcher[0]);
+                context.runOnContext(ignored -> answerFollow(ctx, request, filling, streaming ? temp : null));
+            }
+        };
+        filling.watch(watcher[0]);
+        watcher[0].run();
+    }
+
+    private void answerFollow(RoutingContext ctx, BlockRequest request, Filling filling, String temp) {
+        // Counted as a HEAD's fill is: the reader reports its read of the file, a miss, once it has sent it.
+        if (temp != null) {
+            store.find(request.key());
+            ctx.response().putHeader(BlockApi.CACHE_HEADER, BlockApi.MISS)
+                    .putHeader(BlockApi.LEVEL_HEADER, filling.medium().name())
+                    .putHeader(BlockApi.BLOCK_LENGTH_HEADER, Long.toString(filling.length()))
+                    .putHeader(BlockApi.FILLING_HEADER, temp)
+                    .end();
+            return;
+        }
+        Optional<StoredBlock> block;
+        try {
+            block = filling.outcome();
+        } catch (RuntimeException e) {
+            replies.problem(ctx, e);
+            return;
+        }
+        if (block.isEmpty()) {
+            ctx.response().putHeader(BlockApi.CACHE_HEADER, BlockApi.BYPASS).end();
+        } else {
+            store.find(request.key());
+            answerHead(ctx.response(), block.get(), BlockApi.MISS);
+        }
     }
 
     private static void answerHead(HttpServerResponse response, StoredBlock block, String how) {

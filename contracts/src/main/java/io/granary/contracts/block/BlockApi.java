@@ -36,6 +36,13 @@ public final class BlockApi {
     public static final String BLOCK_LENGTH_HEADER = "X-Granary-Block-Length";
     /** On a GET: answer 404 rather than fill a block this worker does not hold (another worker is asking). */
     public static final String HELD_ONLY_HEADER = "X-Granary-Held-Only";
+    /**
+     * On a HEAD from a reader on the worker's node: on a miss, answer as soon as the fill has its first bytes, naming
+     * the block's temporary file ({@link #FILLING_HEADER}), which the reader follows as it grows.
+     */
+    public static final String FOLLOW_HEADER = "X-Granary-Follow";
+    /** The name of the temporary file a block is being filled in, in its level's dataset directory. */
+    public static final String FILLING_HEADER = "X-Granary-Filling";
     public static final String HIT = "hit";
     public static final String MISS = "miss";
     public static final String BYPASS = "bypass";

@@ -122,6 +122,23 @@ public final class BlockFileReader implements AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * The temporary file its worker is filling the block in (named by the worker), in the level of {@code medium}:
+     * a reader opens it and follows it as it grows. Empty when it is not on this node or the name is not one of
+     * that block's temporary files.
+     */
+    public Optional<Path> filling(Worker owner, String dataset, String blockId, Medium medium, String name) {
+        if (!reaches(owner)) {
+            return Optional.empty();
+        }
+        for (WorkerLevel level : owner.levels()) {
+            if (level.medium() == medium) {
+                return BlockFiles.fillingFile(level.path(), dataset, blockId, name);
+            }
+        }
+        return Optional.empty();
+    }
+
     /** The block file at {@code path}, open, with a reference; empty when there is no sealed regular file there. */
     Optional<OpenBlockFile> open(Path path, boolean inMemory) {
         BasicFileAttributes attributes;

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
+import java.util.Optional;
 
 /**
  * The block-file format: how a worker keeps its blocks in a level directory, the contract a short-circuit reader on
@@ -45,6 +46,18 @@ public final class BlockFiles {
     public static Path blockFileOf(Path sidecar) {
         String name = sidecar.getFileName().toString();
         return sidecar.resolveSibling(name.substring(0, name.length() - SIDECAR_SUFFIX.length()));
+    }
+
+    /**
+     * The temporary file named {@code name} a block is being filled in, in {@code levelDir}; empty when the name is
+     * not one of that block's temporary files (a reader is told the name by the worker: it opens nothing else).
+     */
+    public static Optional<Path> fillingFile(String levelDir, String dataset, String blockId, String name) {
+        if (name == null || !name.startsWith("." + blockId + ".") || !name.endsWith(TEMP_SUFFIX)
+                || name.indexOf('/') >= 0 || name.indexOf('\\') >= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(Path.of(levelDir, dataset, name));
     }
 
     /** Whether the file is the temporary file of a block being written (or of a write a crash interrupted). */

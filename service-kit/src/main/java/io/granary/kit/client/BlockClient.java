@@ -12,6 +12,7 @@ import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.plan.PlanProgress;
 import io.granary.contracts.plan.WorkerPlan;
 import io.granary.contracts.worker.DrainStatus;
+import io.granary.contracts.worker.Medium;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.config.ReadConfig;
 import io.granary.kit.security.ClusterCredential;
@@ -144,6 +145,39 @@ public class BlockClient implements AutoCloseable {
             }
             return Future.succeededFuture(body);
         })).onFailure(failure -> suspectOnFault(owner, failure));
+    }
+
+    /**
+     * Has the owner on this node hold the block, as {@link #fill}, but on a miss answered as soon as the fill has its
+     * first bytes: the reader then follows the block's temporary file as it grows ({@link Following#filling}), and
+     * never waits for the whole block.
+     */
+    public Future<Following> follow(Worker owner, String dataset, FileInfo file, int index) {
+        RequestOptions options = options(owner, HttpMethod.HEAD, BlockApi.blockUri(dataset, index, file.path(),
+                file.etag(), file.size())).putHeader(BlockApi.FOLLOW_HEADER, "true")
+                .setIdleTimeout(ownerTimeout.toMillis());
+        return exchange(reads, options, response -> response.body().compose(none -> {
+            if (response.statusCode() != 200) {
+                return Future.failedFuture(new WorkerCallFailed(owner, response.statusCode(), none));
+            }
+            String level = response.getHeader(BlockApi.LEVEL_HEADER);
+            String length = response.getHeader(BlockApi.BLOCK_LENGTH_HEADER);
+            return Future.succeededFuture(new Following(response.getHeader(BlockApi.CACHE_HEADER),
+                    level == null ? null : Medium.valueOf(level), length == null ? -1 : Long.parseLong(length),
+                    response.getHeader(BlockApi.FILLING_HEADER)));
+        })).onFailure(failure -> suspectOnFault(owner, failure));
+    }
+
+    /**
+     * How an owner answered {@link #follow}: {@code how} is {@link BlockApi#HIT} or {@link BlockApi#MISS} (held:
+     * read its block file, unless {@code filling} names the temporary file it is being filled in, in the level of
+     * {@code level}) or {@link BlockApi#BYPASS} (no level could store it: read it another way).
+     */
+    public record Following(String how, Medium level, long blockLength, String filling) {
+
+        public boolean bypassed() {
+            return BlockApi.BYPASS.equals(how);
+        }
     }
 
     /**

@@ -201,6 +201,32 @@ class BlockFilesTest {
     }
 
     @Nested
+    class Filling {
+
+        @Test
+        void aReaderFindsTheTemporaryFileItsWorkerNamedInThatLevel() throws IOException {
+            Path temp = BlockFileWriter.createTemp(ssd.toString(), DATASET, BLOCK);
+            reader = new BlockFileReader(NODE, 16, Long.MAX_VALUE);
+
+            assertThat(reader.filling(owner(), DATASET, BLOCK, Medium.SSD, temp.getFileName().toString()))
+                    .contains(temp);
+            assertThat(reader.filling(worker("node-2", owner().levels()), DATASET, BLOCK, Medium.SSD,
+                    temp.getFileName().toString())).as("another node's worker").isEmpty();
+        }
+
+        @ParameterizedTest
+        @ValueSource(strings = {"../../etc/passwd", "other.tmp", ".x.tmp", "sub/.b.tmp", "", "BLOCK"})
+        void aNameThatIsNotOneOfTheBlocksTemporaryFilesOpensNothing(String name) {
+            reader = new BlockFileReader(NODE, 16, Long.MAX_VALUE);
+            String named = name.replace("BLOCK", BLOCK);
+
+            assertThat(reader.filling(owner(), DATASET, BLOCK, Medium.SSD, named)).isEmpty();
+            assertThat(reader.filling(owner(), DATASET, BLOCK, Medium.SSD, "." + BLOCK + "./../x.tmp")).isEmpty();
+            assertThat(reader.filling(owner(), DATASET, BLOCK, Medium.SSD, null)).isEmpty();
+        }
+    }
+
+    @Nested
     class Finding {
 
         @Test

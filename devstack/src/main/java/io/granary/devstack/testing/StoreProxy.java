@@ -1,4 +1,4 @@
-package io.granary.block;
+package io.granary.devstack.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * bytes (an under-store that fails half-way through a body, which a real server will not do on request), or holds
  * it there until released (a store still sending).
  */
-final class StoreProxy implements AutoCloseable {
+public final class StoreProxy implements AutoCloseable {
 
     private final ServerSocket server;
     private final String targetHost;
@@ -27,7 +27,7 @@ final class StoreProxy implements AutoCloseable {
     private final CountDownLatch holding = new CountDownLatch(1);
     private final CountDownLatch released = new CountDownLatch(1);
 
-    StoreProxy(String targetHost, int targetPort) throws IOException {
+    public StoreProxy(String targetHost, int targetPort) throws IOException {
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.targetHost = targetHost;
         this.targetPort = targetPort;
@@ -36,31 +36,31 @@ final class StoreProxy implements AutoCloseable {
         accept.start();
     }
 
-    String endpoint() {
+    public String endpoint() {
         return "http://127.0.0.1:" + server.getLocalPort();
     }
 
     /** The next answer that passes more than {@code bytes} is cut there. */
-    void cutNextAnswerAfter(long bytes) {
+    public void cutNextAnswerAfter(long bytes) {
         cutAfter.set(bytes);
     }
 
     /** The next answer that passes more than {@code bytes} stops there until {@link #release}; once. */
-    void holdNextAnswerAfter(long bytes) {
+    public void holdNextAnswerAfter(long bytes) {
         holdAfter.set(bytes);
     }
 
     /** Whether an answer is held now (it was, and is not released yet). */
-    boolean holding() {
+    public boolean holding() {
         return holding.getCount() == 0 && released.getCount() > 0;
     }
 
     /** Waits until an answer is held. */
-    boolean awaitHolding(long seconds) throws InterruptedException {
+    public boolean awaitHolding(long seconds) throws InterruptedException {
         return holding.await(seconds, TimeUnit.SECONDS);
     }
 
-    void release() {
+    public void release() {
         released.countDown();
     }
 
