@@ -15,6 +15,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.http.HttpServerRequest;
 import org.jboss.logging.Logger;
 
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,8 +23,8 @@ import java.util.Optional;
 
 /**
  * One response body, block by block, in order. Each block comes from the first of: its file on this node
- * (short-circuit, zero-copy), its owners in placement order over HTTP (a miss streamed as the owner fills it), the
- * under-store. The next blocks are filled (by an owner on this node, to be sent from their files) or fetched while
+ * (short-circuit, zero-copy; a miss an owner on this node is asked to fill is sent from the block's file as the fill
+ * writes it), its owners in placement order over HTTP (a miss streamed as the owner fills it), the under-store. The next blocks are filled (by an owner on this node, to be sent from their files) or fetched while
  * the current one is sent (read-ahead). A failed owner is suspected (by the {@link BlockClient}) and the rest of its
  * block read around it, so a dead worker slows the read but the client still gets every byte.
  */
@@ -80,10 +81,66 @@ final class ObjectStream {
             sendFile(slice, blockId, local.get(), owners, filledAhead);
             return;
         }
-        // Not held here: asked of its owners, the one on this node first, which streams a miss as it fills it (a
-        // fill started ahead is joined where it has got to), so the client never waits for a whole block.
-        fills.remove(position);
-        fromOwners(slice, owners, 0);
+        fills.remove(position);  // a fill started ahead is joined where it has got to
+        Worker near = zeroCopy ? near(owners) : null;
+        if (near != null) {
+            follow(slice, blockId, near, owners);
+        } else {
+            fromOwners(slice, owners, 0);
+        }
+    }
+
+    /**
+     * The owner on this node fills the block and it is sent from its file as the fill writes it: the client never
+     * waits for the whole block, and no byte passes through the worker's HTTP. A failed fill is read around.
+     */
+    private void follow(BlockSlice slice, String blockId, Worker near, List<Worker> owners) {
+        long started = System.nanoTime();
+        reads.blocks.follow(near, dataset.name(), file, slice.index()).onComplete(followed -> {
+            reads.metrics.coldStage(GatewayMetrics.FILL, System.nanoTime() - started);
+            if (done.future().isComplete()) {
+                return;  // the client went away meanwhile: start nothing more
+            }
+            if (followed.failed() || followed.result().bypassed()) {
+                fromOwners(slice, owners, 0);  // not stored (no room), or the worker failed: it decides
+                return;
+            }
+            BlockClient.Following following = followed.result();
+            Optional<Path> temp = following.filling() == null ? Optional.empty()
+                    : reads.shortCircuit.filling(near, dataset.name(), blockId, following.level(), following.filling());
+            if (temp.isPresent()) {
+                sendFilling(slice, blockId, near, owners, temp.get());
+                return;
+            }
+            Optional<OpenBlockFile> held = reads.shortCircuit.open(near, dataset.name(), blockId);
+            if (held.isPresent()) {
+                sendFile(slice, blockId, new LocalFile(near, held.get()), owners, true);
+            } else {
+                fromOwners(slice, owners, 0);
+            }
+        });
+        readAhead();
+    }
+
+    private void sendFilling(BlockSlice slice, String blockId, Worker near, List<Worker> owners, Path temp) {
+        FollowedFill fill = new FollowedFill(reads.vertx, request, temp,
+                () -> reads.shortCircuit.open(near, dataset.name(), blockId), slice.offsetInBlock(), slice.length(),
+                reads.ownerTimeout);
+        fill.run().onComplete(sent -> {
+            if (sent.succeeded()) {
+                reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());
+                reads.localReads.read(near, dataset.name(), blockId, slice.length(), true);
+                advance();
+            } else if (!done.future().isComplete()) {
+                LOG.debugf("block %d of %s, followed as %s filled it, broke off after %d bytes: %s", slice.index(),
+                        file.path(), near.id(), fill.sent(), sent.cause().getMessage());
+                if (fill.sent() == 0) {
+                    fromOwners(slice, owners, 0);
+                } else {
+                    fromUnderStore(slice, fill.sent(), GatewayMetrics.OWNER_FAILED);
+                }
+            }
+        });
     }
 
     /** Sends the block from its file; {@code filled}: its worker filled it for this read (a miss, to it). */

@@ -1,6 +1,7 @@
 package io.granary.gateway.read;
 
 import io.granary.contracts.block.ByteSize;
+import io.granary.contracts.worker.Medium;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.config.GatewayConfig;
 import io.granary.kit.blockfile.BlockFileReader;
@@ -11,6 +12,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
+import java.nio.file.Path;
 import java.util.Optional;
 
 /**
@@ -49,6 +51,11 @@ public class ShortCircuit {
     /** The block's file, open to be sent from, with a reference the caller releases; empty when not on this node. */
     Optional<OpenBlockFile> open(Worker owner, String dataset, String blockId) {
         return enabled ? files.open(owner, dataset, blockId) : Optional.empty();
+    }
+
+    /** The temporary file its owner on this node is filling the block in, as the owner named it. */
+    Optional<Path> filling(Worker owner, String dataset, String blockId, Medium medium, String name) {
+        return enabled ? files.filling(owner, dataset, blockId, medium, name) : Optional.empty();
     }
 
     /** A block evicted or freed since its last read does not hold its space (memory, for a memory level) for long. */

@@ -13,6 +13,7 @@ import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.impl.ConnectionBase;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 
 /**
  * Sends a region of an open block file into a response that goes on after it (the next block of the object),
@@ -46,13 +47,44 @@ final class ZeroCopy {
             return Future.failedFuture(new IOException("the block file is shorter than expected: " + file.size()
                     + " bytes, not " + (offset + length)));
         }
+        Promise<Void> sent;
         try {
-            if (!request.response().headWritten()) {
-                request.response().write(Buffer.buffer());  // the head goes first, as Vert.x's sendFile does
-            }
+            sent = write(request, file.isMapped()
+                    // The kernel copies from the mapped pages into the socket, which loopback measured faster than
+                    // sendfile's page-by-page splice for a big block. The file stays mapped until its reference is
+                    // released, when Netty has written it or failed.
+                    ? Unpooled.wrappedBuffer(file.mapped(offset, length)) : new Region(file, offset, length));
         } catch (RuntimeException closed) {  // the response is over: the client went away
             file.release();
             return Future.failedFuture(closed);
+        }
+        if (file.isMapped()) {
+            sent.future().onComplete(done -> file.release());
+        }
+        return sent.future();
+    }
+
+    /**
+     * Sends {@code length} bytes of {@code channel} from {@code offset} with {@code sendfile(2)}, leaving the channel
+     * open: a file still being written is sent piece by piece as it grows.
+     */
+    static Future<Void> sendPart(HttpServerRequest request, FileChannel channel, long offset, long length) {
+        try {
+            return write(request, new DefaultFileRegion(channel, offset, length) {
+                @Override
+                protected void deallocate() {
+                    // the channel is the caller's
+                }
+            }).future();
+        } catch (RuntimeException closed) {
+            return Future.failedFuture(closed);
+        }
+    }
+
+    /** Writes the message on the connection after the head; completes on the request's context. */
+    private static Promise<Void> write(HttpServerRequest request, Object message) {
+        if (!request.response().headWritten()) {
+            request.response().write(Buffer.buffer());  // the head goes first, as Vert.x's sendFile does
         }
         ConnectionBase connection = (ConnectionBase) request.connection();
         // Netty completes the write on its listener; the promise hands the outcome back on the request's context.
@@ -65,16 +97,8 @@ final class ZeroCopy {
                 sent.fail(done.cause());
             }
         });
-        if (file.isMapped()) {
-            // The kernel copies from the mapped pages into the socket, which loopback measured faster than
-            // sendfile's page-by-page splice for a big block. The file stays mapped until its reference is
-            // released, when Netty has written it or failed.
-            written.addListener(done -> file.release());
-            connection.writeToChannel(Unpooled.wrappedBuffer(file.mapped(offset, length)), written);
-        } else {
-            connection.writeToChannel(new Region(file, offset, length), written);
-        }
-        return sent.future();
+        connection.writeToChannel(message, written);
+        return sent;
     }
 
     /** Netty releases a region once written or failed: that ends the send's reference, not the file. */
