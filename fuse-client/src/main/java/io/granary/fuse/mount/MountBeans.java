@@ -86,7 +86,8 @@ public class MountBeans {
     BlockReads blockReads(LiveWorkers workers, BlockClient blocks, LocalReadReports reports, FuseConfig config,
                           ReadConfig read, GranaryConfig shared, MountedStores stores, FuseMetrics metrics) {
         return new BlockReads(workers, blocks, reports, shared.node(), stores, metrics,
-                ByteSize.parse("granary.fuse.block-cache", config.blockCache()), read.readAhead(), fetchers);
+                ByteSize.parse("granary.fuse.block-cache", config.blockCache()), read.readAhead(), read.ownerTimeout(),
+                fetchers);
     }
 
     void close(@Disposes BlockReads reads) {

@@ -23,17 +23,23 @@ import org.jboss.logging.Logger;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Reads a file's bytes block by block, each from the first of: its file on this node when an owner runs here (a
- * short-circuit read, no copy through any process), or, not held there, the bytes asked of that owner, which
- * streams a miss as it fills it; the blocks held in memory; its owners over HTTP, which fill it on a miss; the
+ * short-circuit read, no copy through any process), or, not held there, from the file that owner fills it in, as
+ * soon as the bytes read are in it (or, failing that, asked of the owner, which streams a miss as it fills it); the blocks held in memory; its owners over HTTP, which fill it on a miss; the
  * under-store itself. Reads of one block by many threads share one fetch, and a file read in
  * sequence fetches the next blocks ahead. A worker that fails is passed over (the {@link BlockClient} suspects it):
  * a dead worker slows a read, never fails it. Reads of a worker's files are reported to it ({@link LocalReadReports}):
@@ -44,6 +50,8 @@ public final class BlockReads {
     private static final Logger LOG = Logger.getLogger(BlockReads.class);
     /** Block files of workers on this node kept open between reads: a block read by many requests is opened once. */
     private static final int OPEN_FILES = 4_096;
+    /** How often a block file being filled is looked at until a read's bytes are in it: a fill writes 64-256 KiB. */
+    private static final long FOLLOW_POLL_NANOS = 200_000;
 
     private final LiveWorkers workers;
     private final BlockClient blocks;
@@ -51,6 +59,7 @@ public final class BlockReads {
     private final MountedStores stores;
     private final FuseMetrics metrics;
     private final int readAhead;
+    private final Duration ownerTimeout;
     /** Whole blocks read from owners on other nodes (or the under-store), by dataset and block id. */
     private final AsyncCache<BlockKey, byte[]> remote;
     private final LocalReadReports reports;
@@ -61,7 +70,8 @@ public final class BlockReads {
     }
 
     public BlockReads(LiveWorkers workers, BlockClient blocks, LocalReadReports reports, String node,
-                      MountedStores stores, FuseMetrics metrics, long cacheBytes, int readAhead, Executor fetchers) {
+                      MountedStores stores, FuseMetrics metrics, long cacheBytes, int readAhead, Duration ownerTimeout,
+                      Executor fetchers) {
         this.workers = workers;
         this.blocks = blocks;
         this.reports = reports;
@@ -69,6 +79,7 @@ public final class BlockReads {
         this.stores = stores;
         this.metrics = metrics;
         this.readAhead = readAhead;
+        this.ownerTimeout = ownerTimeout;
         this.remote = Caffeine.newBuilder().maximumWeight(cacheBytes)
                 .<BlockKey, byte[]>weigher((key, bytes) -> bytes.length).executor(fetchers).buildAsync();
     }
@@ -132,6 +143,10 @@ public final class BlockReads {
                 }
                 return;
             }
+            if (followHere(owner, dataset, file, slice, blockId, dst)) {
+                reader.entersBlock(slice.index());
+                return;
+            }
             if (rangeHere(owner, dataset, file, slice, dst)) {
                 reader.entersBlock(slice.index());  // the owner counted this read: the block's next reads are not new
                 return;
@@ -139,6 +154,82 @@ public final class BlockReads {
         }
         byte[] block = block(dataset, file, slice, blockId, owners);
         dst.put(block, (int) slice.offsetInBlock(), (int) slice.length());
+    }
+
+    /**
+     * The slice of a block not held on this node's owner, read from the file the owner fills it in as soon as the
+     * slice's bytes are there: the owner fills the block (joining a fill in flight) and names its temporary file
+     * once the store's first bytes are in it, so the reader waits for its bytes, not for the block, and no byte
+     * passes through the worker's HTTP. False when the owner could not (no room, a failed fill, no bytes for the
+     * owner timeout): read another way.
+     */
+    private boolean followHere(Worker owner, Dataset dataset, FileInfo file, BlockSlice slice, String blockId,
+                               ByteBuffer dst) throws IOException, InterruptedException {
+        BlockClient.Following following;
+        try {
+            following = BlockClient.await(blocks.follow(owner, dataset.name(), file, slice.index()));
+        } catch (WorkerCallFailed e) {
+            if (e.status() == 412 || e.status() == 404) {
+                throw new StaleFileException(file.path(), e);
+            }
+            return false;
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (following.bypassed()) {
+            return false;
+        }
+        Optional<Path> temp = following.filling() == null ? Optional.empty()
+                : local.filling(owner, dataset.name(), blockId, following.level(), following.filling());
+        if (temp.isEmpty()) {
+            return readInstalled(owner, dataset, blockId, slice, dst);
+        }
+        long end = slice.offsetInBlock() + slice.length();
+        long deadline = System.nanoTime() + ownerTimeout.toNanos();
+        try (FileChannel channel = FileChannel.open(temp.get())) {
+            while (channel.size() < end) {
+                if (!Files.exists(temp.get()) && channel.size() < end) {
+                    return readInstalled(owner, dataset, blockId, slice, dst);  // it ended: installed, or failed
+                }
+                if (System.nanoTime() > deadline) {
+                    return false;
+                }
+                LockSupport.parkNanos(FOLLOW_POLL_NANOS);
+            }
+            ByteBuffer into = dst.duplicate();
+            into.limit(into.position() + (int) slice.length());
+            long position = slice.offsetInBlock();
+            while (into.hasRemaining()) {
+                int n = channel.read(into, position);
+                if (n < 0) {
+                    return false;
+                }
+                position += n;
+            }
+            dst.position(dst.position() + (int) slice.length());
+        } catch (NoSuchFileException e) {
+            return readInstalled(owner, dataset, blockId, slice, dst);
+        }
+        metrics.served(FuseMetrics.LOCAL, slice.length());
+        reports.read(owner, dataset.name(), blockId, slice.length(), true);
+        return true;
+    }
+
+    /** The slice from the block file its owner on this node installed, reported as a read it filled. */
+    private boolean readInstalled(Worker owner, Dataset dataset, String blockId, BlockSlice slice, ByteBuffer dst)
+            throws IOException {
+        Optional<OpenBlockFile> opened = local.open(owner, dataset.name(), blockId);
+        if (opened.isEmpty()) {
+            return false;
+        }
+        try {
+            opened.get().read(slice.offsetInBlock(), (int) slice.length(), dst);
+        } finally {
+            opened.get().release();
+        }
+        metrics.served(FuseMetrics.LOCAL, slice.length());
+        reports.read(owner, dataset.name(), blockId, slice.length(), true);
+        return true;
     }
 
     /**
