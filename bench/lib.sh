@@ -382,6 +382,30 @@ cpu_snapshot() {  # cpu_snapshot FILE
     awk '/^cpu / { print "busy", $2 + $3 + $4 + $7 + $8; print "idle", $5 + $6 }' /proc/stat
   } > "$1"
 }
+# async-profiler on every JVM this run started, when ASYNC_PROFILER names its libasyncProfiler.so: CPU samples of a
+# pass, each process's hottest frames (self time) written to $PROFILES/profile-<pass>-<process>.txt and its stacks
+# to .collapsed ($PROFILES: a directory that outlives the run, /tmp by default).
+profile_start() {  # profile_start
+  [[ -n ${ASYNC_PROFILER:-} ]] || return 0
+  local pid
+  for pid in "${PIDS[@]}"; do
+    [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q '^[^ ]*java ' || continue
+    jcmd "$pid" JVMTI.agent_load "$ASYNC_PROFILER" "\"start,event=cpu,interval=1ms\"" >/dev/null 2>&1 \
+      || echo "  cannot profile $(process_name "$pid") ($pid)" >&2
+  done
+}
+profile_stop() {  # profile_stop PASS
+  [[ -n ${ASYNC_PROFILER:-} ]] || return 0
+  local pid
+  for pid in "${PIDS[@]}"; do
+    [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q '^[^ ]*java ' || continue
+    jcmd "$pid" JVMTI.agent_load "$ASYNC_PROFILER" \
+      "\"dump,collapsed,file=${PROFILES:-/tmp}/profile-$1-$(process_name "$pid").collapsed\"" >/dev/null 2>&1 || true
+    jcmd "$pid" JVMTI.agent_load "$ASYNC_PROFILER" \
+      "\"stop,flat=30,traces=0,file=${PROFILES:-/tmp}/profile-$1-$(process_name "$pid").txt\"" >/dev/null 2>&1 || true
+  done
+  echo "  profiles of the $1 pass: ${PROFILES:-/tmp}/profile-$1-*.txt" >&2
+}
 process_name() {  # the module a service runs, or kafka / s3proxy / nginx for the other pieces
   tr '\0' ' ' < "/proc/$1/cmdline" | sed -E 's#.*/([a-z-]+)/target/quarkus-app/quarkus-run.jar.*#\1#;
     s#.*(Devstack kafka|kafka\.logs).*#kafka#; s#.*(Devstack s3 |/s3proxy/).*#s3proxy#; s#^nginx: .*#nginx#; s#^([^ ]*/)?([^ /]+) .*#\2#'

@@ -4,12 +4,14 @@
 #   (a DataLoad), warm reads through Granary, and raw loopback TCP as the physical limit,
 # for one large object (MB/s) and many 128 KiB objects read 8 at a time (files/s, MB/s), with ratios to direct;
 # then a POSIX table: PyTorch DataLoader epochs over the small objects through Granary's FUSE client, s3fs on the
-# gateway and s3fs on the store, cold and warm, and a warm 1 GiB dd through the FUSE client.
+# gateway and s3fs on the store, cold and warm, and a 1 GiB dd through the FUSE client, cold and warm.
 #   bench/run.sh [--size-mib 1024] [--files 5000] [--rounds 2] [--link MBIT[:DELAY_MS]] [--no-posix]
 # The POSIX section needs root, /dev/fuse, s3fs and PyTorch for $TORCH_PYTHON (Debian's python3-torch);
 # --no-posix leaves it out.
 # --link (root) puts the store behind an emulated link: S3Proxy in a network namespace, reached over a veth pair
 # limited to MBIT Mbit/s (and delayed by DELAY_MS each way) in both directions, as a remote object store is.
+# ASYNC_PROFILER=/path/to/libasyncProfiler.so profiles every JVM of the run through the cold small-file pass (the
+# hottest frames of each in $PROFILES, /tmp by default).
 # Needs the services built (./mvnw -DskipTests package); every process it starts is stopped when it ends.
 set -euo pipefail
 shopt -s inherit_errexit  # a failure inside $(...) stops the run too
@@ -117,16 +119,52 @@ idle() {  # true when this run's processes used under a tenth of a core over the
   (( after - before < $(getconf CLK_TCK) / 10 ))
 }
 
+jit_snapshot() {  # jit_snapshot FILE: seconds each JVM of this run has spent compiling so far, by process
+  local pid secs
+  for pid in "${PIDS[@]}"; do
+    secs=$(jstat -compiler "$pid" 2>/dev/null | awk 'NR == 2 { print $4 }' || true)
+    if [[ -n $secs ]]; then
+      printf '%s %s\n' "$(process_name "$pid")" "$secs"
+    fi
+  done > "$1"
+}
+jit_per_file() {  # jit_per_file BEFORE AFTER COUNT: µs of compiling per file, by process, where any
+  python3 - "$@" <<'PY'
+import sys
+def read(path):
+    return {name: float(secs) for name, secs in (line.split() for line in open(path))}
+before, after, count = read(sys.argv[1]), read(sys.argv[2]), int(sys.argv[3])
+parts = [(name, (after[name] - before.get(name, 0)) * 1e6 / count) for name in after]
+print(", ".join(f"{name} {us:.0f}" for name, us in sorted(parts, key=lambda p: -p[1]) if us >= 1) or "none")
+PY
+}
+jit_seconds() {  # the time every JVM of this run has spent compiling, summed (jstat)
+  local pid secs total=0
+  for pid in "${PIDS[@]}"; do
+    secs=$(jstat -compiler "$pid" 2>/dev/null | awk 'NR == 2 { print $4 }' || true)
+    total=$(python3 -c "print(round($total + ${secs:-0}, 2))")
+  done
+  echo "$total"
+}
+
 # The JVMs compile their hot paths on first use. "Cold" below means the cache is cold, not the JIT: run every
 # path once (cold read, eviction, DataLoad, warm read, direct read) on a small bucket of its own.
 warm_up() {
   put_large_object warmup big.bin "$WARMUP_MIB"
   put_small_objects warmup "$WARMUP_FILES" "$WORK/warmup.keys"
   create_dataset warmup warmup 64MiB
-  for _ in 1 2 3; do  # the store's JVM too: its path for a worker's ranged, If-Match GETs is not the direct one
+  # The store's JVM too: its path for a worker's ranged, If-Match GETs is not the direct one. Until the JIT has
+  # settled on the cold path (it compiled for 0.3-0.45 ms of the gateway's CPU per file of a 5,000-file cold pass
+  # after three rounds), at most ten rounds.
+  local round jit last_jit=-1
+  for (( round = 0; round < 10; round++ )); do
     small_rate "$GATEWAY" warmup "$WORK/warmup.keys" > /dev/null
     large_get "$GATEWAY/warmup/big.bin" $(( WARMUP_MIB << 20 )) > /dev/null
     evict warmup
+    jit=$(jit_seconds)
+    echo "  warm-up cold round $(( round + 1 )): the JVMs have compiled for ${jit} s" >&2
+    (( round >= 2 )) && python3 -c "import sys; sys.exit($jit - $last_jit >= 0.5)" && break
+    last_jit=$jit
   done
   dataload warmup > /dev/null
   # The warm path is the cheapest to warm up, and the one most sensitive to the JIT: C2, sharing two cores with
@@ -199,9 +237,13 @@ curl -sf "$GATEWAY/q/metrics" > "$WORK/gateway-0.prom"
 COLD_LARGE=$(large_rate "$GATEWAY" 1)
 curl -sf "$WORKER_URL/q/metrics" > "$WORK/fills-1.prom"
 curl -sf "$GATEWAY/q/metrics" > "$WORK/gateway-1.prom"
+jit_snapshot "$WORK/cold-0.jit"
+profile_start
 cpu_snapshot "$WORK/cold-0.cpu"
 COLD_SMALL=$(small_rates "$GATEWAY" 1)
 cpu_snapshot "$WORK/cold-1.cpu"
+profile_stop cold
+jit_snapshot "$WORK/cold-1.jit"
 curl -sf "$WORKER_URL/q/metrics" > "$WORK/fills-2.prom"
 curl -sf "$GATEWAY/q/metrics" > "$WORK/gateway-2.prom"
 echo "evicting both datasets from the cache ..." >&2
@@ -253,7 +295,9 @@ if [[ -n $POSIX ]]; then
   cp -r "$NATIVE/small" "$LIMIT_DIR"
   LIMIT_EPOCH=$(best_epoch "$ROUNDS" "$LIMIT_DIR")
   rm -rf "$LIMIT_DIR"
-  echo "POSIX: dd of the large object through the FUSE client ..." >&2
+  echo "POSIX: dd of the large object through the FUSE client, from an empty cache, then warm ..." >&2
+  evict large
+  NATIVE_DD_COLD=$(dd_mbps "$NATIVE/large/object.bin" 1)
   NATIVE_DD=$(dd_mbps "$NATIVE/large/object.bin" "$ROUNDS")
 fi
 echo "raw loopback TCP ..." >&2
@@ -305,6 +349,7 @@ echo "- small objects: $(fill_breakdown 1)"
 echo "CPU per small file, by process (user + system):"
 echo "- direct: $(cpu_per_item "$WORK/direct-0.cpu" "$WORK/direct-1.cpu" $(( FILES * ROUNDS )) file)"
 echo "- cold: $(cpu_per_item "$WORK/cold-0.cpu" "$WORK/cold-1.cpu" "$FILES" file)"
+echo "  of which the JIT compiling (µs per file, by process): $(jit_per_file "$WORK/cold-0.jit" "$WORK/cold-1.jit" "$FILES")"
 echo "- DataLoad: $(cpu_per_item "$WORK/preload-0.cpu" "$WORK/preload-1.cpu" "$FILES" file)"
 echo "- warm: $(cpu_per_item "$WORK/warm-0.cpu" "$WORK/warm-1.cpu" $(( FILES * ROUNDS )) file)"
 echo "- nginx warm: $(cpu_per_item "$WORK/nginx-0.cpu" "$WORK/nginx-1.cpu" $(( FILES * ROUNDS )) file)"
@@ -332,5 +377,7 @@ POSIX_HEADER
   echo
   echo "Sequential: the $SIZE_MIB MiB object read by dd bs=1M through the FUSE client, warm, page cache dropped: $NATIVE_DD MB/s," \
     "$(ratio "$NATIVE_DD" "$WARM_LARGE") of the gateway's warm S3 GET of the same object in this run ($WARM_LARGE MB/s)."
+  echo "Its first read, from an empty cache: $NATIVE_DD_COLD MB/s, $(ratio "$NATIVE_DD_COLD" "$DIRECT_LARGE") of the direct GET" \
+    "from the store ($DIRECT_LARGE MB/s)."
   echo "Every epoch read the same bytes as the store's (order-free CRC32 digest $(cat "$WORK/epoch.digest"))."
 fi
