@@ -385,11 +385,12 @@ cpu_snapshot() {  # cpu_snapshot FILE
 # async-profiler on every JVM this run started, when ASYNC_PROFILER names its libasyncProfiler.so: CPU samples of a
 # pass, each process's hottest frames (self time) written to $PROFILES/profile-<pass>-<process>.txt and its stacks
 # to .collapsed ($PROFILES: a directory that outlives the run, /tmp by default).
+is_jvm() { [[ -r /proc/$1/cmdline ]] && tr '\0' ' ' < "/proc/$1/cmdline" | grep -q '^[^ ]*java '; }
 profile_start() {  # profile_start
   [[ -n ${ASYNC_PROFILER:-} ]] || return 0
   local pid
   for pid in "${PIDS[@]}"; do
-    [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q '^[^ ]*java ' || continue
+    is_jvm "$pid" || continue
     jcmd "$pid" JVMTI.agent_load "$ASYNC_PROFILER" "\"start,event=cpu,interval=1ms\"" >/dev/null 2>&1 \
       || echo "  cannot profile $(process_name "$pid") ($pid)" >&2
   done
@@ -398,7 +399,7 @@ profile_stop() {  # profile_stop PASS
   [[ -n ${ASYNC_PROFILER:-} ]] || return 0
   local pid
   for pid in "${PIDS[@]}"; do
-    [[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q '^[^ ]*java ' || continue
+    is_jvm "$pid" || continue
     jcmd "$pid" JVMTI.agent_load "$ASYNC_PROFILER" \
       "\"dump,collapsed,file=${PROFILES:-/tmp}/profile-$1-$(process_name "$pid").collapsed\"" >/dev/null 2>&1 || true
     jcmd "$pid" JVMTI.agent_load "$ASYNC_PROFILER" \
