@@ -76,6 +76,9 @@ public final class BlockFileReader implements AutoCloseable {
         }
         for (WorkerLevel level : owner.levels()) {
             Path file = BlockFiles.blockFile(level.path(), dataset, blockId);
+            if (absent(file)) {
+                continue;
+            }
             try {
                 BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
                 if (attributes.isRegularFile() && BlockFiles.sealed(attributes)) {
@@ -113,7 +116,7 @@ public final class BlockFileReader implements AutoCloseable {
             }
         }
         for (int i = 0; i < files.length; i++) {
-            Optional<OpenBlockFile> file = i == kept ? Optional.empty()
+            Optional<OpenBlockFile> file = i == kept || absent(files[i]) ? Optional.empty()
                     : open(files[i], levels.get(i).medium() == Medium.MEM);
             if (file.isPresent()) {
                 return file;
@@ -137,6 +140,15 @@ public final class BlockFileReader implements AutoCloseable {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether no block file is there, by a stat that throws nothing when there is none: a cold read looks in every
+     * level, and {@link Files#readAttributes}'s exception (its stack trace) cost a cold S3 read more than the stat.
+     * A block file is never empty.
+     */
+    private static boolean absent(Path path) {
+        return path.toFile().length() == 0;
     }
 
     /** The block file at {@code path}, open, with a reference; empty when there is no sealed regular file there. */
