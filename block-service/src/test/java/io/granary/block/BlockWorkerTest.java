@@ -301,96 +301,98 @@ class BlockWorkerTest {
         }
     }
 
+    /** One 4 MiB file in a dataset of 4 MiB blocks whose store answers the worker through a proxy that can hold it. */
+    private record HeldFile(StoreProxy proxy, byte[] content, String etag, URI block) implements AutoCloseable {
+
+        @Override
+        public void close() throws IOException {
+            proxy.release();
+            proxy.close();
+        }
+    }
+
+    private HeldFile heldFile(String dataset, long seed) throws IOException {
+        byte[] content = Fixtures.seed(buckets, s3, dataset, "f", 4 * MIB, seed);
+        URI store = URI.create(s3);
+        StoreProxy proxy = new StoreProxy(store.getHost(), store.getPort());
+        String etag = Fixtures.dataset(metadata, proxy.endpoint(), dataset, dataset, "4MiB").get("f");
+        return new HeldFile(proxy, content, etag,
+                Fixtures.sized(Fixtures.blockUri(worker(), dataset, "f", etag, 0), 4 * MIB));
+    }
+
+    /** A request of the worker, as another service of the cluster. */
+    private static HttpRequest.Builder asCluster(URI uri) {
+        return HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
+                .header("Authorization", Identities.CLUSTER_AUTHORIZATION);
+    }
+
     @Test
     void aMissesFirstBytesReachTheReaderWhileTheStoreIsStillSending() throws Exception {
-        byte[] content = Fixtures.seed(buckets, s3, "slow", "f", 4 * MIB, 13);
-        URI store = URI.create(s3);
-        try (StoreProxy proxy = new StoreProxy(store.getHost(), store.getPort())) {
-            String etag = Fixtures.dataset(metadata, proxy.endpoint(), "slow", "slow", "4MiB").get("f");
-            proxy.holdNextAnswerAfter(MIB);
-            HttpResponse<InputStream> response = Fixtures.HTTP.send(HttpRequest.newBuilder(
-                            Fixtures.sized(Fixtures.blockUri(worker(), "slow", "f", etag, 0), 4 * MIB))
-                    .timeout(Duration.ofSeconds(10))
-                    .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build(),
-                    HttpResponse.BodyHandlers.ofInputStream());
+        try (HeldFile held = heldFile("slow", 13)) {
+            held.proxy().holdNextAnswerAfter(MIB);
+            HttpResponse<InputStream> response = Fixtures.HTTP.send(asCluster(held.block())
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofInputStream());
             try (InputStream body = response.body()) {
                 assertThat(response.statusCode()).isEqualTo(200);
                 assertThat(response.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.MISS);
                 byte[] first = body.readNBytes(256 * 1024);
-                assertThat(proxy.holding()).as("the store has not sent the rest yet").isTrue();
-                assertThat(first).isEqualTo(Arrays.copyOf(content, first.length));
-                proxy.release();
+                assertThat(held.proxy().holding()).as("the store has not sent the rest yet").isTrue();
+                assertThat(first).isEqualTo(Arrays.copyOf(held.content(), first.length));
+                held.proxy().release();
                 byte[] rest = body.readAllBytes();
-                assertThat(rest).isEqualTo(Arrays.copyOfRange(content, first.length, content.length));
-            } finally {
-                proxy.release();
+                assertThat(rest).isEqualTo(Arrays.copyOfRange(held.content(), first.length, held.content().length));
             }
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(getBlock(worker(), "slow", "f",
-                    etag, 0, null).headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.HIT));
+                    held.etag(), 0, null).headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.HIT));
         }
     }
 
     @Test
     void aReaderOnThisNodeFollowsTheFillsTemporaryFileWhileTheStoreIsStillSending() throws Exception {
-        byte[] content = Fixtures.seed(buckets, s3, "followed", "f", 4 * MIB, 17);
-        URI store = URI.create(s3);
-        try (StoreProxy proxy = new StoreProxy(store.getHost(), store.getPort())) {
-            String etag = Fixtures.dataset(metadata, proxy.endpoint(), "followed", "followed", "4MiB").get("f");
-            URI block = Fixtures.sized(Fixtures.blockUri(worker(), "followed", "f", etag, 0), 4 * MIB);
-            proxy.holdNextAnswerAfter(MIB);
-            HttpResponse<Void> head = Fixtures.HTTP.send(HttpRequest.newBuilder(block)
-                    .method("HEAD", HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10))
-                    .header(BlockApi.FOLLOW_HEADER, "true")
-                    .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build(),
-                    HttpResponse.BodyHandlers.discarding());
-            try {
-                assertThat(head.statusCode()).isEqualTo(200);
-                assertThat(head.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.MISS);
-                assertThat(head.headers().firstValue(BlockApi.BLOCK_LENGTH_HEADER)).hasValue(String.valueOf(4 * MIB));
-                String name = head.headers().firstValue(BlockApi.FILLING_HEADER).orElseThrow();
-                Path temp = work.resolve("levels/mem/followed").resolve(name);
-                assertThat(proxy.holding()).as("the store has not sent the rest yet").isTrue();
-                byte[] first = Files.readAllBytes(temp);
-                assertThat(first.length).isPositive().isLessThan(4 * MIB);
-                assertThat(first).isEqualTo(Arrays.copyOf(content, first.length));
-            } finally {
-                proxy.release();
-            }
+        try (HeldFile held = heldFile("followed", 17)) {
+            held.proxy().holdNextAnswerAfter(MIB);
+            HttpResponse<Void> head = Fixtures.HTTP.send(asCluster(held.block()).timeout(Duration.ofSeconds(10))
+                    .method("HEAD", HttpRequest.BodyPublishers.noBody()).header(BlockApi.FOLLOW_HEADER, "true")
+                    .build(), HttpResponse.BodyHandlers.discarding());
+            assertThat(head.statusCode()).isEqualTo(200);
+            assertThat(head.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.MISS);
+            assertThat(head.headers().firstValue(BlockApi.BLOCK_LENGTH_HEADER)).hasValue(String.valueOf(4 * MIB));
+            String name = head.headers().firstValue(BlockApi.FILLING_HEADER).orElseThrow();
+            Path temp = work.resolve("levels/mem/followed").resolve(name);
+            assertThat(held.proxy().holding()).as("the store has not sent the rest yet").isTrue();
+            byte[] first = Files.readAllBytes(temp);
+            assertThat(first.length).isPositive().isLessThan(4 * MIB);
+            assertThat(first).isEqualTo(Arrays.copyOf(held.content(), first.length));
+            held.proxy().release();
+
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(Fixtures.HTTP.send(
-                    HttpRequest.newBuilder(block).method("HEAD", HttpRequest.BodyPublishers.noBody())
-                            .header(BlockApi.FOLLOW_HEADER, "true")
-                            .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build(),
+                    asCluster(held.block()).method("HEAD", HttpRequest.BodyPublishers.noBody())
+                            .header(BlockApi.FOLLOW_HEADER, "true").build(),
                     HttpResponse.BodyHandlers.discarding()).headers().map())
                     .containsEntry(BlockApi.CACHE_HEADER.toLowerCase(), List.of(BlockApi.HIT))
                     .doesNotContainKey(BlockApi.FILLING_HEADER.toLowerCase()));
-            assertThat(getBlock(worker(), "followed", "f", etag, 0, null).body()).isEqualTo(content);
+            assertThat(getBlock(worker(), "followed", "f", held.etag(), 0, null).body()).isEqualTo(held.content());
         }
     }
 
     @Test
     void readersJoiningAFillMidStreamGetEveryByteOfTheirRangesFromOneStoreRead() throws Exception {
-        byte[] content = Fixtures.seed(buckets, s3, "joined", "f", 4 * MIB, 14);
-        URI store = URI.create(s3);
-        try (StoreProxy proxy = new StoreProxy(store.getHost(), store.getPort())) {
-            String etag = Fixtures.dataset(metadata, proxy.endpoint(), "joined", "joined", "4MiB").get("f");
-            URI block = Fixtures.sized(Fixtures.blockUri(worker(), "joined", "f", etag, 0), 4 * MIB);
+        try (HeldFile held = heldFile("joined", 14)) {
+            byte[] content = held.content();
             long before = stats.underStoreReadCount();
-            proxy.holdNextAnswerAfter(MIB + 5);
-            HttpRequest whole = HttpRequest.newBuilder(block)
-                    .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build();
+            held.proxy().holdNextAnswerAfter(MIB + 5);
+            HttpRequest whole = asCluster(held.block()).build();
             var first = Fixtures.HTTP.sendAsync(whole, HttpResponse.BodyHandlers.ofByteArray());
-            assertThat(proxy.awaitHolding(10)).isTrue();
+            assertThat(held.proxy().awaitHolding(10)).isTrue();
             // Joined while the fill is held half-way: one range already written, one not, one across the two.
-            var written = Fixtures.HTTP.sendAsync(HttpRequest.newBuilder(block).header("Range", "bytes=1000-4999")
-                    .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build(),
+            var written = Fixtures.HTTP.sendAsync(asCluster(held.block()).header("Range", "bytes=1000-4999").build(),
                     HttpResponse.BodyHandlers.ofByteArray());
-            var later = Fixtures.HTTP.sendAsync(HttpRequest.newBuilder(block).header("Range", "bytes=3000000-")
-                    .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build(),
+            var later = Fixtures.HTTP.sendAsync(asCluster(held.block()).header("Range", "bytes=3000000-").build(),
                     HttpResponse.BodyHandlers.ofByteArray());
             var across = Fixtures.HTTP.sendAsync(whole, HttpResponse.BodyHandlers.ofByteArray());
             assertThat(written.get(10, TimeUnit.SECONDS).body()).as("bytes written before the store stalled")
                     .isEqualTo(Arrays.copyOfRange(content, 1000, 5000));
-            proxy.release();
+            held.proxy().release();
             assertThat(first.get(30, TimeUnit.SECONDS).body()).isEqualTo(content);
             assertThat(across.get(30, TimeUnit.SECONDS).body()).isEqualTo(content);
             HttpResponse<byte[]> tail = later.get(30, TimeUnit.SECONDS);
@@ -402,37 +404,29 @@ class BlockWorkerTest {
 
     @Test
     void anObjectReplacedMidFillIsNeverCachedAsAMixOfVersions() throws Exception {
-        byte[] old = Fixtures.seed(buckets, s3, "midfill", "f", 4 * MIB, 15);
-        URI store = URI.create(s3);
-        try (StoreProxy proxy = new StoreProxy(store.getHost(), store.getPort())) {
-            String etag = Fixtures.dataset(metadata, proxy.endpoint(), "midfill", "midfill", "4MiB").get("f");
-            proxy.holdNextAnswerAfter(MIB);
-            var read = Fixtures.HTTP.sendAsync(HttpRequest.newBuilder(
-                            Fixtures.sized(Fixtures.blockUri(worker(), "midfill", "f", etag, 0), 4 * MIB))
-                    .header("Authorization", Identities.CLUSTER_AUTHORIZATION).build(),
+        try (HeldFile held = heldFile("midfill", 15)) {
+            held.proxy().holdNextAnswerAfter(MIB);
+            var read = Fixtures.HTTP.sendAsync(asCluster(held.block()).build(),
                     HttpResponse.BodyHandlers.ofByteArray());
-            assertThat(proxy.awaitHolding(10)).isTrue();
+            assertThat(held.proxy().awaitHolding(10)).isTrue();
             byte[] replacement = Fixtures.seed(buckets, s3, "midfill", "f", 4 * MIB, 16);  // past the proxy
-            proxy.release();
+            held.proxy().release();
             try {
                 HttpResponse<byte[]> answer = read.get(30, TimeUnit.SECONDS);
-                assertThat(answer.body()).as("the version named, whole, or nothing").isEqualTo(old);
+                assertThat(answer.body()).as("the version named, whole, or nothing").isEqualTo(held.content());
             } catch (ExecutionException e) {
                 assertThat(e.getCause()).isInstanceOf(IOException.class);  // a broken body, never a mixed one
             }
             await().atMost(Duration.ofSeconds(10)).until(() -> filesOf("midfill").stream()
                     .noneMatch(file -> file.getFileName().toString().startsWith(".")));
-            Path cached = null;
+            String blockId = BlockId.of("midfill", "f", held.etag(), 0).toString();
             for (Path file : filesOf("midfill")) {
-                if (file.getFileName().toString().equals(BlockId.of("midfill", "f", etag, 0).toString())) {
-                    cached = file;
+                if (file.getFileName().toString().equals(blockId)) {
+                    assertThat(Files.readAllBytes(file)).as("cached under the old version: its bytes only")
+                            .isEqualTo(held.content());
                 }
             }
-            if (cached != null) {
-                assertThat(Files.readAllBytes(cached)).as("cached under the old version: its bytes only")
-                        .isEqualTo(old);
-            }
-            assertThat(replacement).isNotEqualTo(old);
+            assertThat(replacement).isNotEqualTo(held.content());
         }
     }
 
