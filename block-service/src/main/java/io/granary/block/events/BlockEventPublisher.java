@@ -18,12 +18,15 @@ import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 
 import java.time.Instant;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reports blocks cached, evicted or found corrupt, keyed by worker, for the metadata-service's statistics. Cached
  * and evicted blocks are summed per dataset and level and sent every {@code granary.block.events-interval}: a fill
- * only adds to a sum, it sends nothing. A corrupt block is sent at once, by itself.
+ * only adds to a sum, it sends nothing, but for this worker's first block of a dataset, sent at once: other workers
+ * ask the ones the metadata-service counts as caching a dataset for a block they miss (hand-over). A corrupt block
+ * is sent at once, by itself.
  */
 @ApplicationScoped
 public class BlockEventPublisher implements BlockListener {
@@ -35,6 +38,8 @@ public class BlockEventPublisher implements BlockListener {
     private final ReadStats stats;
     private final FillStages stages;
     private final Map<Sum, Counts> pending = new ConcurrentHashMap<>();
+    /** Datasets this worker has said it caches since it started. */
+    private final Set<String> announced = ConcurrentHashMap.newKeySet();
 
     BlockEventPublisher(@Channel(Topics.BLOCK_EVENTS)
                         @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 65536) Emitter<String> emitter,
@@ -52,6 +57,9 @@ public class BlockEventPublisher implements BlockListener {
     public void cached(StoredBlock block) {
         long started = System.nanoTime();
         add(BlockEvent.Type.CACHED, block);
+        if (announced.add(block.key().dataset())) {
+            flush();  // this worker's first block of the dataset: peers look for holders by it, said at once
+        }
         stages.took(FillStages.Stage.EVENT, System.nanoTime() - started);
     }
 
