@@ -15,6 +15,7 @@ import io.granary.contracts.events.BlockEvent;
 import io.granary.contracts.events.HeartbeatEvent;
 import io.granary.contracts.events.Topics;
 import io.granary.contracts.worker.Medium;
+import io.granary.devstack.testing.Bodies;
 import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
@@ -335,8 +336,8 @@ class BlockWorkerTest {
             try (InputStream body = response.body()) {
                 assertThat(response.statusCode()).isEqualTo(200);
                 assertThat(response.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.MISS);
-                byte[] first = body.readNBytes(256 * 1024);
-                assertThat(held.proxy().holding()).as("the store has not sent the rest yet").isTrue();
+                assertThat(held.proxy().awaitHolding(10)).as("the store stops at 1 MiB of the block").isTrue();
+                byte[] first = Bodies.firstBytes(body, 256 * 1024, Duration.ofSeconds(10));
                 assertThat(first).isEqualTo(Arrays.copyOf(held.content(), first.length));
                 held.proxy().release();
                 byte[] rest = body.readAllBytes();
@@ -359,7 +360,7 @@ class BlockWorkerTest {
             assertThat(head.headers().firstValue(BlockApi.BLOCK_LENGTH_HEADER)).hasValue(String.valueOf(4 * MIB));
             String name = head.headers().firstValue(BlockApi.FILLING_HEADER).orElseThrow();
             Path temp = work.resolve("levels/mem/followed").resolve(name);
-            assertThat(held.proxy().holding()).as("the store has not sent the rest yet").isTrue();
+            assertThat(held.proxy().awaitHolding(10)).as("the store has not sent the rest yet").isTrue();
             byte[] first = Files.readAllBytes(temp);
             assertThat(first.length).isPositive().isLessThan(4 * MIB);
             assertThat(first).isEqualTo(Arrays.copyOf(held.content(), first.length));

@@ -76,8 +76,12 @@ public class BlockEventPublisher implements BlockListener {
                 block.key().id().toString(), 1, block.length(), block.medium(), Instant.now()));
     }
 
-    /** Sends the sums gathered since the last flush, one event per dataset, level and kind that moved. */
-    @Scheduled(every = "${granary.block.events-interval}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    /**
+     * Sends the sums gathered since the last flush, one event per dataset, level and kind that moved. The first runs
+     * one interval in: the scheduler starts before the emitter's channel is wired.
+     */
+    @Scheduled(every = "${granary.block.events-interval}", delayed = "${granary.block.events-interval}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void flush() {
         pending.forEach((sum, counts) -> {
             long blocks;

@@ -50,11 +50,6 @@ public final class StoreProxy implements AutoCloseable {
         holdAfter.set(bytes);
     }
 
-    /** Whether an answer is held now (it was, and is not released yet). */
-    public boolean holding() {
-        return holding.getCount() == 0 && released.getCount() > 0;
-    }
-
     /** Waits until an answer is held. */
     public boolean awaitHolding(long seconds) throws InterruptedException {
         return holding.await(seconds, TimeUnit.SECONDS);
