@@ -86,8 +86,7 @@ public class MountBeans {
     BlockReads blockReads(LiveWorkers workers, BlockClient blocks, LocalReadReports reports, FuseConfig config,
                           ReadConfig read, GranaryConfig shared, MountedStores stores, FuseMetrics metrics) {
         return new BlockReads(workers, blocks, reports, shared.node(), stores, metrics,
-                ByteSize.parse("granary.fuse.block-cache", config.blockCache()), read.readAhead(), read.ownerTimeout(),
-                fetchers);
+                ByteSize.parse("granary.fuse.block-cache", config.blockCache()), read.readAhead(), fetchers);
     }
 
     void close(@Disposes BlockReads reads) {

@@ -27,7 +27,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -59,7 +58,6 @@ public final class BlockReads {
     private final MountedStores stores;
     private final FuseMetrics metrics;
     private final int readAhead;
-    private final Duration ownerTimeout;
     /** Whole blocks read from owners on other nodes (or the under-store), by dataset and block id. */
     private final AsyncCache<BlockKey, byte[]> remote;
     private final LocalReadReports reports;
@@ -70,8 +68,7 @@ public final class BlockReads {
     }
 
     public BlockReads(LiveWorkers workers, BlockClient blocks, LocalReadReports reports, String node,
-                      MountedStores stores, FuseMetrics metrics, long cacheBytes, int readAhead, Duration ownerTimeout,
-                      Executor fetchers) {
+                      MountedStores stores, FuseMetrics metrics, long cacheBytes, int readAhead, Executor fetchers) {
         this.workers = workers;
         this.blocks = blocks;
         this.reports = reports;
@@ -79,7 +76,6 @@ public final class BlockReads {
         this.stores = stores;
         this.metrics = metrics;
         this.readAhead = readAhead;
-        this.ownerTimeout = ownerTimeout;
         this.remote = Caffeine.newBuilder().maximumWeight(cacheBytes)
                 .<BlockKey, byte[]>weigher((key, bytes) -> bytes.length).executor(fetchers).buildAsync();
     }
@@ -160,8 +156,8 @@ public final class BlockReads {
      * The slice of a block not held on this node's owner, read from the file the owner fills it in as soon as the
      * slice's bytes are there: the owner fills the block (joining a fill in flight) and names its temporary file
      * once the store's first bytes are in it, so the reader waits for its bytes, not for the block, and no byte
-     * passes through the worker's HTTP. False when the owner could not (no room, a failed fill, no bytes for the
-     * owner timeout): read another way.
+     * passes through the worker's HTTP. False when the owner could not (no room, a failed fill, a fill that wrote
+     * nothing for the hedge delay): read another way.
      */
     private boolean followHere(Worker owner, Dataset dataset, FileInfo file, BlockSlice slice, String blockId,
                                ByteBuffer dst) throws IOException, InterruptedException {
@@ -185,16 +181,24 @@ public final class BlockReads {
             return readInstalled(owner, dataset, blockId, slice, dst);
         }
         long end = slice.offsetInBlock() + slice.length();
-        long deadline = System.nanoTime() + ownerTimeout.toNanos();
+        long stall = blocks.hedgeDelay().toNanos();
         try (FileChannel channel = FileChannel.open(temp.get())) {
-            while (channel.size() < end) {
+            long size = channel.size();
+            long grewAt = System.nanoTime();
+            while (size < end) {
                 if (!Files.exists(temp.get()) && channel.size() < end) {
                     return readInstalled(owner, dataset, blockId, slice, dst);  // it ended: installed, or failed
                 }
-                if (System.nanoTime() > deadline) {
-                    return false;
+                long now = System.nanoTime();
+                long grown = channel.size();
+                if (grown > size) {
+                    size = grown;
+                    grewAt = now;
+                } else if (now - grewAt > stall) {
+                    return false;  // the fill wrote nothing for as long as an owner may be silent
+                } else {
+                    LockSupport.parkNanos(FOLLOW_POLL_NANOS);
                 }
-                LockSupport.parkNanos(FOLLOW_POLL_NANOS);
             }
             ByteBuffer into = dst.duplicate();
             into.limit(into.position() + (int) slice.length());

@@ -21,7 +21,7 @@ import java.util.function.Supplier;
  * store's arrive and no byte passes through the worker's HTTP or this JVM. Once the temporary file is gone the fill
  * ended: the bytes still missing come from the installed block file, or, when there is none (the fill failed), the
  * send fails with the bytes sent so far known ({@link #sent}) and the caller reads the rest around it. So does a
- * fill that writes nothing for the owner timeout.
+ * fill that writes nothing for the stall given (the reader's hedge delay).
  */
 final class FollowedFill {
 

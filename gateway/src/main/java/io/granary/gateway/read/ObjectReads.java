@@ -15,7 +15,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import java.time.Duration;
 import java.util.List;
 
 /** The read path: streams a byte range of a file into a response, block by block, from wherever it is. */
@@ -30,8 +29,6 @@ public class ObjectReads {
     final GatewayMetrics metrics;
     final LocalReadReports localReads;
     final int readAhead;
-    /** How long a block being filled may stay without a new byte before it is read around. */
-    final Duration ownerTimeout;
 
     ObjectReads(Vertx vertx, BlockClient blocks, LiveWorkers liveWorkers, ShortCircuit shortCircuit,
                 MountedStores stores, GatewayMetrics metrics, LocalReadReports localReads, ReadConfig read) {
@@ -43,7 +40,6 @@ public class ObjectReads {
         this.metrics = metrics;
         this.localReads = localReads;
         this.readAhead = read.readAhead();
-        this.ownerTimeout = read.ownerTimeout();
     }
 
     /**

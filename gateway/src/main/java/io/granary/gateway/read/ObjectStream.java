@@ -125,7 +125,7 @@ final class ObjectStream {
     private void sendFilling(BlockSlice slice, String blockId, Worker near, List<Worker> owners, Path temp) {
         FollowedFill fill = new FollowedFill(reads.vertx, request, temp,
                 () -> reads.shortCircuit.open(near, dataset.name(), blockId), slice.offsetInBlock(), slice.length(),
-                reads.ownerTimeout);
+                reads.blocks.hedgeDelay());  // a fill that writes nothing for as long as an owner may be silent
         fill.run().onComplete(sent -> {
             if (sent.succeeded()) {
                 reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());

@@ -1,12 +1,19 @@
 package io.granary.gateway.s3;
 
+import io.granary.contracts.block.BlockId;
+import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.events.Topics;
+import io.granary.contracts.worker.Worker;
 import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.Metrics;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.S3Resource;
 import io.granary.devstack.testing.StackResource;
 import io.granary.gateway.GatewayStack;
+import io.granary.gateway.client.NearCache;
+import io.granary.gateway.metrics.GatewayMetrics;
+import io.granary.kit.client.LiveWorkers;
+import io.granary.kit.client.Suspects;
 import io.granary.ufs.Credentials;
 import io.granary.ufs.S3Location;
 import io.granary.ufs.ObjectNotFoundException;
@@ -15,6 +22,7 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -97,6 +105,15 @@ class S3ApiTest {
 
     @ConfigProperty(name = "test.block-service-2-pid")
     long worker2Pid;
+
+    @Inject
+    LiveWorkers workers;
+
+    @Inject
+    Suspects suspects;
+
+    @Inject
+    NearCache near;
 
     private S3Client s3;
     private S3UnderStore store;
@@ -428,6 +445,60 @@ class S3ApiTest {
         assertThat(get("train", image)).isEqualTo(rewritten);
         assertThat(underStoreReads()).as("freed: read from the store again, not from a file kept open")
                 .isGreaterThan(storeReads);
+    }
+
+    /**
+     * A worker that gives no byte (stopped: its node's kernel still takes the connection, as a cut node's peers see
+     * nothing come back) is read around after the hedge delay, not a fixed timeout, and is suspected at once: the
+     * next read on this gateway goes elsewhere without waiting on it. Its late answers, once it goes on, change
+     * nothing.
+     */
+    @Test
+    @Order(99)
+    void aSilentWorkerIsReadAroundAndTheNextReadDoesNotWaitOnIt() throws Exception {
+        Random random = new Random(7);
+        Map<String, byte[]> objects = new LinkedHashMap<>();
+        for (int i = 0; i < 16; i++) {
+            byte[] content = bytes(random, 300_000 + i);
+            store.write("silent/" + i + ".bin", new java.io.ByteArrayInputStream(content), content.length);
+            objects.put("silent/" + i + ".bin", content);
+        }
+        createDataset("silent", "1MiB", "train");
+        List<String> ownedBySilent = objects.keySet().stream()
+                .filter(key -> firstOwner("silent", key).id().equals("block-service-2")).limit(2).toList();
+        assertThat(ownedBySilent).as("blocks the second worker owns (but once in 2^15 runs)").hasSize(2);
+        Worker silent = firstOwner("silent", ownedBySilent.get(0));
+        String failedFallbacks = "granary_gateway_fallbacks_total{reason=\"" + GatewayMetrics.OWNER_FAILED + "\"}";
+
+        signal("STOP", worker2Pid);
+        try {
+            double before = Metrics.sum(failedFallbacks, gateway);
+            assertThat(get("silent", ownedBySilent.get(0))).isEqualTo(objects.get(ownedBySilent.get(0)));
+            assertThat(Metrics.sum(failedFallbacks, gateway)).as("read around the silent owner").isEqualTo(before + 1);
+            assertThat(suspects.trusted(List.of(silent))).as("suspected at once").isEmpty();
+
+            assertThat(get("silent", ownedBySilent.get(1))).isEqualTo(objects.get(ownedBySilent.get(1)));
+            assertThat(Metrics.sum(failedFallbacks, gateway)).as("the next read went elsewhere at once")
+                    .isEqualTo(before + 1);
+        } finally {
+            signal("CONT", worker2Pid);
+        }
+        // It answers what it was asked, late, into connections given up; the bytes read stay right.
+        await().atMost(Duration.ofSeconds(60)).until(() -> firstOwner("silent", ownedBySilent.get(0)).id()
+                .equals("block-service-2"));
+        for (String key : ownedBySilent) {
+            assertThat(get("silent", key)).isEqualTo(objects.get(key));
+        }
+    }
+
+    private Worker firstOwner(String dataset, String key) {
+        FileInfo file = near.file(dataset, key).orElseThrow();
+        return workers.owners(BlockId.of(dataset, key, file.etag(), 0).toString(), Map.of(), 1).get(0);
+    }
+
+    private static void signal(String signal, long pid) throws Exception {
+        assertThat(new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start().waitFor())
+                .as("kill -%s %d", signal, pid).isZero();
     }
 
     @Test

@@ -68,6 +68,7 @@ public class BlockClient implements AutoCloseable {
     private final ObjectMapper json;
     private final String authorization;
     private final Duration ownerTimeout;
+    private final HedgeDelay hedge;
     private final Suspects suspects;
     /** Block bytes: a response may wait paused behind another for as long as its reader takes, so no idle limit. */
     private final HttpClient reads;
@@ -79,15 +80,17 @@ public class BlockClient implements AutoCloseable {
 
     @Inject
     BlockClient(Vertx vertx, ObjectMapper json, ClusterCredential cluster, ReadConfig read, Suspects suspects) {
-        this(vertx, json, cluster.authorization(), read.ownerTimeout(), suspects);
+        this(vertx, json, cluster.authorization(), read.ownerTimeout(),
+                new HedgeDelay(read.hedgeMin(), read.hedgeMax()), suspects);
     }
 
-    public BlockClient(Vertx vertx, ObjectMapper json, String authorization, Duration ownerTimeout,
+    public BlockClient(Vertx vertx, ObjectMapper json, String authorization, Duration ownerTimeout, HedgeDelay hedge,
                        Suspects suspects) {
         this.vertx = vertx;
         this.json = json;
         this.authorization = authorization;
         this.ownerTimeout = ownerTimeout;
+        this.hedge = hedge;
         this.suspects = suspects;
         this.reads = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(64).setKeepAlive(true)
                 .setTcpNoDelay(true).setConnectTimeout(CONNECT_TIMEOUT_MILLIS));
@@ -105,14 +108,19 @@ public class BlockClient implements AutoCloseable {
                 BlockApi.blockUri(dataset, slice.index(), file.path(), file.etag(), file.size()))
                 .putHeader("Range", "bytes=" + slice.offsetInBlock() + '-'
                         + (slice.offsetInBlock() + slice.length() - 1));
-        return BlockFetch.start(vertx, reads, options, owner, slice, ownerTimeout.toMillis(), this::suspectOnFault);
+        return BlockFetch.start(vertx, reads, options, owner, slice, hedge, this::suspectOnFault);
+    }
+
+    /** How long a read waits on an owner that gives nothing, learned from the owners' recent answers. */
+    public Duration hedgeDelay() {
+        return hedge.delay();
     }
 
     /** A whole block ({@code GET}), exactly {@code length} bytes; a miss fills it on the owner. */
     public Future<Buffer> block(Worker owner, String dataset, FileInfo file, int index, int length) {
         RequestOptions options = options(owner, HttpMethod.GET, BlockApi.blockUri(dataset, index, file.path(),
-                file.etag(), file.size())).setIdleTimeout(ownerTimeout.toMillis());
-        return exchange(reads, options, response -> response.body().compose(body -> {
+                file.etag(), file.size())).setIdleTimeout(hedge.millis());
+        return firstByteTimed(options, response -> response.body().compose(body -> {
             if (response.statusCode() != 200) {
                 return Future.failedFuture(new WorkerCallFailed(owner, response.statusCode(), body));
             }
@@ -134,8 +142,8 @@ public class BlockClient implements AutoCloseable {
                 BlockApi.blockUri(dataset, slice.index(), file.path(), file.etag(), file.size()))
                 .putHeader("Range", "bytes=" + slice.offsetInBlock() + '-'
                         + (slice.offsetInBlock() + slice.length() - 1))
-                .setIdleTimeout(ownerTimeout.toMillis());
-        return exchange(reads, options, response -> response.body().compose(body -> {
+                .setIdleTimeout(hedge.millis());
+        return firstByteTimed(options, response -> response.body().compose(body -> {
             if (response.statusCode() != 206) {
                 return Future.failedFuture(new WorkerCallFailed(owner, response.statusCode(), body));
             }
@@ -155,8 +163,8 @@ public class BlockClient implements AutoCloseable {
     public Future<Following> follow(Worker owner, String dataset, FileInfo file, int index) {
         RequestOptions options = options(owner, HttpMethod.HEAD, BlockApi.blockUri(dataset, index, file.path(),
                 file.etag(), file.size())).putHeader(BlockApi.FOLLOW_HEADER, "true")
-                .setIdleTimeout(ownerTimeout.toMillis());
-        return exchange(reads, options, response -> response.body().compose(none -> {
+                .setIdleTimeout(hedge.millis());
+        return firstByteTimed(options, response -> response.body().compose(none -> {
             if (response.statusCode() != 200) {
                 return Future.failedFuture(new WorkerCallFailed(owner, response.statusCode(), none));
             }
@@ -342,6 +350,20 @@ public class BlockClient implements AutoCloseable {
     private static <T> Future<T> exchange(HttpClient client, RequestOptions options,
                                           Function<HttpClientResponse, Future<T>> answer) {
         return client.request(options).compose(request -> request.send().compose(answer));
+    }
+
+    /**
+     * A read of block bytes ({@link #exchange}), whose answer's head is its first byte: how long it took teaches the
+     * hedge delay. A silent owner fails it by the idle timeout the options set, and is suspected.
+     */
+    private <T> Future<T> firstByteTimed(RequestOptions options, Function<HttpClientResponse, Future<T>> answer) {
+        return reads.request(options).compose(request -> {
+            long sent = System.nanoTime();
+            return request.send().compose(response -> {
+                hedge.firstByte(System.nanoTime() - sent);
+                return answer.apply(response);
+            });
+        });
     }
 
     private RequestOptions options(Worker worker, HttpMethod method, String uri) {

@@ -18,8 +18,9 @@ import java.util.function.BiConsumer;
 /**
  * One block range asked of its owner. It is sent as soon as it is made (read-ahead makes them early) and its
  * response waits, paused, until {@link #pipeTo} streams it into the client's response. A watchdog fails it when
- * the owner gives nothing for {@code timeout} while we wait on it: for its head, or for the next bytes of its body
- * (never while we hold it paused ourselves). Made by {@link BlockClient#fetch}.
+ * the owner gives nothing for the {@link HedgeDelay} while we wait on it: for its head, or for the next bytes of its
+ * body (never while we hold it paused ourselves); how long its head took teaches the delay. Made by
+ * {@link BlockClient#fetch}.
  */
 public final class BlockFetch {
 
@@ -47,8 +48,8 @@ public final class BlockFetch {
     }
 
     static BlockFetch start(Vertx vertx, HttpClient client, RequestOptions options, Worker owner, BlockSlice slice,
-                            long timeoutMillis, BiConsumer<Worker, Throwable> failed) {
-        BlockFetch fetch = new BlockFetch(vertx, owner, slice, timeoutMillis, failed);
+                            HedgeDelay hedge, BiConsumer<Worker, Throwable> failed) {
+        BlockFetch fetch = new BlockFetch(vertx, owner, slice, hedge.millis(), failed);
         fetch.arm();
         client.request(options).compose(request -> {
             fetch.request = request;
@@ -59,7 +60,11 @@ public final class BlockFetch {
                         + " cancelled before it was sent"));
             }
             // Paused in the turn its head arrives in: composed later (off the event loop), its body could be gone.
-            return request.send().map(answer -> answer.pause());
+            long sent = System.nanoTime();
+            return request.send().map(answer -> {
+                hedge.firstByte(System.nanoTime() - sent);
+                return answer.pause();
+            });
         }).onComplete(result -> {
             fetch.disarm();
             if (result.failed()) {

@@ -12,9 +12,24 @@ import java.time.Duration;
 @ConfigMapping(prefix = "granary.read")
 public interface ReadConfig {
 
-    /** An owner that gives no byte for this long is passed over: the next owner, then the under-store, serves. */
+    /**
+     * How long a fill a reader waits on (a block's {@code HEAD}, a batch for a reader) may take before its owner is
+     * passed over. A read's owner that gives no byte is given up far sooner: {@link #hedgeMin()}.
+     */
     @WithDefault("10s")
     Duration ownerTimeout();
+
+    /**
+     * The least a reader waits on an owner that gives no byte before it reads on from the next owner or the
+     * under-store and suspects it; the wait is four times the recent 99th percentile of owners' first-byte times, no
+     * less than this (an owner busy for a moment is not given up) and no more than {@link #hedgeMax()}.
+     */
+    @WithDefault("500ms")
+    Duration hedgeMin();
+
+    /** The most a reader waits on an owner that gives no byte (also the wait before any answer was timed). */
+    @WithDefault("2s")
+    Duration hedgeMax();
 
     /** An owner that failed is passed over (placement picks the next) for this long. */
     @WithDefault("10s")

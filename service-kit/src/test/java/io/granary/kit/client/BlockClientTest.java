@@ -72,7 +72,8 @@ class BlockClientTest {
     @BeforeEach
     void client() {
         suspects = new Suspects(Duration.ofMinutes(1), Clock.systemUTC());
-        blocks = new BlockClient(vertx, JSON, "Bearer test", Duration.ofMillis(TIMEOUT_MILLIS), suspects);
+        blocks = new BlockClient(vertx, JSON, "Bearer test", Duration.ofMillis(TIMEOUT_MILLIS),
+                new HedgeDelay(Duration.ofMillis(TIMEOUT_MILLIS), Duration.ofMillis(TIMEOUT_MILLIS)), suspects);
     }
 
     @AfterEach

@@ -78,7 +78,7 @@ class BlockFetchTest {
     void client() {
         suspects = new Suspects(Duration.ofMinutes(1), Clock.systemUTC());
         blocks = new BlockClient(vertx, new ObjectMapper(), "Bearer test", Duration.ofMillis(TIMEOUT_MILLIS),
-                suspects);
+                new HedgeDelay(Duration.ofMillis(TIMEOUT_MILLIS), Duration.ofMillis(TIMEOUT_MILLIS)), suspects);
     }
 
     @AfterEach

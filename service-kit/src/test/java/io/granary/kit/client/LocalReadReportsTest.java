@@ -60,6 +60,7 @@ class LocalReadReportsTest {
     @BeforeEach
     void create() {
         blocks = new BlockClient(vertx, JSON, "Bearer test", Duration.ofSeconds(10),
+                new HedgeDelay(Duration.ofSeconds(2), Duration.ofSeconds(2)),
                 new Suspects(Duration.ofSeconds(10), Clock.systemUTC()));
         reports = new LocalReadReports(blocks);
     }
