@@ -58,14 +58,15 @@ class ClusterEventsTest {
     Path localRoot;
 
     @Test
-    void heartbeatsMakeAWorkerLiveAndSilenceMakesItLeave() {
-        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
+    void heartbeatsMakeAWorkerLiveAndSilenceMakesItLeave() throws Exception {
+        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap); AutoCloseable others = steady(kafka)) {
             kafka.produceStrings().fromRecords(new ProducerRecord<>(Topics.WORKER_HEARTBEATS, "w-leaves",
                     heartbeat("w-leaves", "node-x", 0, 0, null))).awaitCompletion();
 
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> given().get("/api/v1/workers").then()
                     .body("find { it.id == 'w-leaves' }.live", equalTo(true)));
-            // No more heartbeats: after three missed intervals (1s each in tests) the coordinator marks it gone.
+            // No more heartbeats while another worker's go on: after three missed intervals (1s each in tests) the
+            // coordinator marks it gone.
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> given().get("/api/v1/workers").then()
                     .body("find { it.id == 'w-leaves' }.live", equalTo(false)));
 
@@ -78,8 +79,8 @@ class ClusterEventsTest {
     }
 
     @Test
-    void aWorkerIsLateByItsOwnHeartbeatPeriod() {
-        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap)) {
+    void aWorkerIsLateByItsOwnHeartbeatPeriod() throws Exception {
+        try (KafkaCompanion kafka = new KafkaCompanion(bootstrap); AutoCloseable others = steady(kafka)) {
             // Both beat once: one says it beats every second, the other every 20 s (this replica sweeps every 1 s).
             kafka.produceStrings().fromRecords(
                     new ProducerRecord<>(Topics.WORKER_HEARTBEATS, "w-quick", withInterval(heartbeat("w-quick",
@@ -214,6 +215,18 @@ class ClusterEventsTest {
                  "levels":[{"medium":"MEM","path":"/dev/shm/g","quotaBytes":1000,"usedBytes":10}],
                  "hits":%d,"misses":%d,"bytesServed":0,"underStoreBytesRead":0,"datasets":%s,"cachedBytes":%s,"at":"%s"}"""
                 .formatted(worker, node, hits, misses, reads, cachedBytes, Instant.now());
+    }
+
+    /**
+     * A worker that beats every half second until closed: a silent worker is late only while others are heard (a
+     * coordinator that hears nobody is rebalancing, not watching every worker die).
+     */
+    private static AutoCloseable steady(KafkaCompanion kafka) {
+        ScheduledExecutorService beats = Executors.newSingleThreadScheduledExecutor();
+        beats.scheduleAtFixedRate(() -> kafka.produceStrings().fromRecords(new ProducerRecord<>(
+                Topics.WORKER_HEARTBEATS, "w-steady", withInterval(heartbeat("w-steady", "node-steady", 0, 0, null),
+                        "PT1S"))).awaitCompletion(), 0, 500, TimeUnit.MILLISECONDS);
+        return beats::shutdownNow;
     }
 
     private static String withInterval(String heartbeat, String interval) {

@@ -29,6 +29,14 @@ public interface MetadataConfig {
     int missedHeartbeats();
 
     /**
+     * How long no worker at all may be heard before that silence counts against them: shorter silences are the
+     * heartbeats' consumer group rebalancing or the broker restarting, not every worker dying at once. A lone
+     * worker that dies is left after this.
+     */
+    @WithDefault("60s")
+    Duration quietLimit();
+
+    /**
      * File entries the replicated cache keeps in memory; the rest stay in its store on disk. Stats and listings read
      * the replica's sorted file index, not these.
      */

@@ -21,7 +21,8 @@ import java.util.Optional;
 
 /**
  * Worker membership from heartbeats. A worker is live from its first heartbeat until it misses
- * {@code missed-heartbeats} in a row, counted in its own period (the heartbeat says it); joins and departures go out
+ * {@code missed-heartbeats} in a row, counted in its own period (the heartbeat says it) and only while others were
+ * heard ({@link Silence}: a rebalance stops everyone's heartbeats at once); joins and departures go out
  * on {@code granary.dataset.events} so gateways and preload replicas recompute placement. Only the cluster
  * coordinator sweeps, every {@code sweep-interval}, so one replica announces a loss.
  */
@@ -37,6 +38,7 @@ public class Membership {
     private final Clock clock;
     private final Duration sweepInterval;
     private final int missed;
+    private final Duration quietLimit;
 
     Membership(WorkerRegistry workers, CachedBytes cachedBytes, MetadataCaches caches, DatasetEventPublisher events, Clock clock,
                MetadataConfig config) {
@@ -47,6 +49,7 @@ public class Membership {
         this.clock = clock;
         this.sweepInterval = config.sweepInterval();
         this.missed = config.missedHeartbeats();
+        this.quietLimit = config.quietLimit();
     }
 
     public void heartbeat(HeartbeatEvent beat) {
@@ -80,9 +83,11 @@ public class Membership {
             return;
         }
         Instant now = clock.instant();
+        Silence silence = new Silence(workers.all().stream().map(state -> state.worker().lastHeartbeat())
+                .max(Instant::compareTo).orElse(now), now, quietLimit);
         List<WorkerState> lost = workers.updateEach(state -> {
             Worker w = state.worker();
-            return w.live() && w.lastHeartbeat().plus(deadAfter(state)).isBefore(now)
+            return w.live() && silence.gone(w.lastHeartbeat(), deadAfter(state))
                     ? Optional.of(new WorkerState(w.left(), state.reads(), state.interval()))
                     : Optional.empty();
         });
