@@ -37,6 +37,14 @@ public interface MetadataConfig {
     Duration quietLimit();
 
     /**
+     * How long a call that is done by an event (freeing a cache) waits for Kafka to take it; longer (the broker
+     * restarting) answers 503 with Retry-After, and the event may still go out once Kafka is back: asking again is
+     * safe.
+     */
+    @WithDefault("5s")
+    Duration eventTimeout();
+
+    /**
      * File entries the replicated cache keeps in memory; the rest stay in its store on disk. Stats and listings read
      * the replica's sorted file index, not these.
      */

@@ -10,8 +10,10 @@ import io.granary.contracts.dataset.Mount;
 import io.granary.contracts.events.DatasetEvent;
 import io.granary.contracts.validation.ValidationException;
 import io.granary.kit.rest.DatasetNotFoundException;
+import io.granary.kit.rest.UnavailableProblem;
 import io.granary.kit.security.Caller;
 import io.granary.kit.security.Role;
+import io.granary.metadata.config.MetadataConfig;
 import io.granary.metadata.events.DatasetEventPublisher;
 import io.granary.metadata.store.CachedBytes;
 import io.granary.metadata.store.DatasetRegistry;
@@ -25,14 +27,18 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Datasets: create (check the under-store, then list its metadata in the background), read with live cache
@@ -42,6 +48,8 @@ import java.util.concurrent.Executors;
 public class DatasetService {
 
     private static final Logger LOG = Logger.getLogger(DatasetService.class);
+    /** When a caller that was told Kafka is not taking events now asks again: a broker restarts in tens of seconds. */
+    private static final Duration RETRY_AFTER = Duration.ofSeconds(5);
 
     private final DatasetRegistry registry;
     private final FileTree files;
@@ -58,11 +66,13 @@ public class DatasetService {
     });
     private final Set<String> listing = ConcurrentHashMap.newKeySet();
     private final ListingLeases leases;
+    private final Duration eventTimeout;
 
     DatasetService(DatasetRegistry registry, FileTree files, CachedBytes cachedBytes, CacheStatistics statistics,
                    MountedStores stores, DatasetLister lister, DatasetEventPublisher events, Clock clock,
-                   ListingLeases leases) {
+                   ListingLeases leases, MetadataConfig config) {
         this.leases = leases;
+        this.eventTimeout = config.eventTimeout();
         this.registry = registry;
         this.files = files;
         this.cachedBytes = cachedBytes;
@@ -196,7 +206,19 @@ public class DatasetService {
     public CompletionStage<CacheFreeing> freeCache(String name, String path) {
         require(name);
         CacheFreeing freeing = new CacheFreeing(name, path, clock.instant());
-        return events.publish(DatasetEvent.cacheFreed(name, path, freeing.requestedAt())).thenApply(sent -> freeing);
+        return events.publish(DatasetEvent.cacheFreed(name, path, freeing.requestedAt())).toCompletableFuture()
+                .orTimeout(eventTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .handle((sent, failure) -> {
+                    if (failure == null) {
+                        return freeing;
+                    }
+                    Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+                    throw new UnavailableProblem(cause instanceof TimeoutException
+                            ? "Kafka did not take the request to free the cache within " + eventTimeout.toSeconds()
+                                    + " s; it may still go out, and asking again is safe"
+                            : "the request to free the cache could not be sent: " + cause.getMessage(),
+                            RETRY_AFTER);
+                });
     }
 
     /** Whether this replica is listing the dataset now. */

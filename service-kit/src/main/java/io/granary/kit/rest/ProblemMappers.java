@@ -51,6 +51,12 @@ public class ProblemMappers {
         return problem(Problem.of(409, "Conflict", e.getMessage(), e.field()));
     }
 
+    @ServerExceptionMapper
+    public Response unavailable(UnavailableProblem e) {
+        return Response.fromResponse(problem(Problem.of(503, "Service Unavailable", e.getMessage(), null)))
+                .header("Retry-After", Math.max(1, e.retryAfter().toSeconds())).build();
+    }
+
     /** A path no resource serves. */
     @ServerExceptionMapper
     public Response noResource(NotFoundException e) {
