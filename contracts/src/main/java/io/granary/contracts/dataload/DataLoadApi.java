@@ -9,6 +9,9 @@ package io.granary.contracts.dataload;
  * GET    /api/v1/dataloads/{id}/events  the same as server-sent events until the load ends
  * DELETE /api/v1/dataloads/{id}         cancel
  * </pre>
+ *
+ * While the preload-service cannot be reached (it restarts), a gateway answers {@code GET /api/v1/dataloads/{id}}
+ * with the last status the load published, marked {@link #STALE_HEADER}.
  */
 public final class DataLoadApi {
 
@@ -17,6 +20,8 @@ public final class DataLoadApi {
     /** Below {@link #DATALOADS}. */
     public static final String DATALOAD = "{id}";
     public static final String EVENTS = "{id}/events";
+    /** On a status answered from the last one published, not by the preload-service: the value is its time. */
+    public static final String STALE_HEADER = "X-Granary-Stale";
 
     private DataLoadApi() {
     }

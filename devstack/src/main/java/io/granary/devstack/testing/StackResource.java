@@ -43,6 +43,8 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
     /** Settings of one module's instances, from init args named {@code <module>:<property>}. */
     private final Map<String, Map<String, String>> extra = new HashMap<>();
     private final Map<String, Integer> instances = new HashMap<>();
+    /** How each instance was started, by label: what starting it again after a crash needs. */
+    private final Map<String, Launched> launched = new HashMap<>();
     /** What the stack gave the service under test, which a service started later is wired from too. */
     private Map<String, String> config;
     private Path dir;
@@ -91,6 +93,38 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
         }
     }
 
+    /** Kills an instance ({@code block-service-2}, say) at once, as a crash: SIGKILL, and waits until it is gone. */
+    public synchronized void kill(String label) {
+        Launched instance = instance(label);
+        instance.process().kill();
+        ProcessHandle.of(instance.process().pid()).ifPresent(process -> process.onExit().join());
+    }
+
+    /** Starts a killed instance again on its port, with its settings and work directory, as a supervisor would. */
+    public synchronized void startAgain(String label) {
+        Launched instance = instance(label);
+        instance.process().close();  // gone already: this only lets go of it
+        try {
+            ServiceProcess again = ServiceProcess.start(instance.module(), instance.process().url().getPort(),
+                    instance.properties(), dir.resolve(label));
+            services.set(services.indexOf(instance.process()), again);
+            launched.put(label, new Launched(instance.module(), instance.properties(), again));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Launched instance(String label) {
+        Launched instance = launched.get(label);
+        if (instance == null) {
+            throw new IllegalArgumentException("no " + label + " in this stack: " + launched.keySet());
+        }
+        return instance;
+    }
+
+    private record Launched(String module, Map<String, String> properties, ServiceProcess process) {
+    }
+
     @Override
     public void inject(TestInjector injector) {
         injector.injectIntoFields(this, new TestInjector.AnnotatedAndMatchesType(InjectStack.class, StackResource.class));
@@ -100,8 +134,10 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
         int instance = instances.merge(name, 1, Integer::sum);
         String label = instance == 1 ? name : name + "-" + instance;
         int port = Ports.free();
-        ServiceProcess service = ServiceProcess.start(name, port, serviceConfig(name, label, config), dir.resolve(label));
+        Map<String, String> properties = serviceConfig(name, label, config);
+        ServiceProcess service = ServiceProcess.start(name, port, properties, dir.resolve(label));
         services.add(service);
+        launched.put(label, new Launched(name, properties, service));
         config.put("test." + label + "-url", service.url().toString());
         if (label.equals("metadata-service")) {
             config.put(METADATA_URL, service.url().toString());

@@ -1,6 +1,9 @@
 package io.granary.gateway.api;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.dataload.DataLoadApi;
+import io.granary.contracts.dataload.DataLoadStatus;
 import io.granary.contracts.plan.PlanApi;
 import io.granary.contracts.validation.Problem;
 import io.granary.gateway.config.GatewayConfig;
@@ -29,6 +32,7 @@ import jakarta.enterprise.event.Observes;
 
 import java.net.URI;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -36,7 +40,8 @@ import java.util.Set;
  * everything else to the metadata-service), so users need one endpoint. The access filter has let the caller through; the owner gets
  * the cluster credential and the caller's name in place of the caller's own credential, checks the call again
  * for that caller and records it for the audit. Status, headers and problem bodies come back as the owner sent
- * them, and an answer of unknown length (a DataLoad's events) streams.
+ * them, and an answer of unknown length (a DataLoad's events) streams. An owner that cannot be reached is a 503 with
+ * Retry-After, but for a DataLoad's status, answered from the last one it published ({@link PublishedStatuses}).
  */
 @ApplicationScoped
 public class ManagementProxy {
@@ -56,9 +61,13 @@ public class ManagementProxy {
     private final SocketAddress metadata;
     private final SocketAddress preload;
     private final int maxBody;
+    private final PublishedStatuses statuses;
+    private final ObjectMapper json;
 
     ManagementProxy(Vertx vertx, GatewayConfig config, GranaryConfig shared, ClusterCredential cluster,
-                    SecurityConfig security) {
+                    SecurityConfig security, PublishedStatuses statuses, ObjectMapper json) {
+        this.statuses = statuses;
+        this.json = json;
         this.maxBody = security.maxBody();
         this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(2000));
         this.cluster = cluster;
@@ -137,6 +146,9 @@ public class ManagementProxy {
                 proxy(ctx, owner, body, retries - 1);
                 return;
             }
+            if (answer.failed() && owner == preload && answerFromLastStatus(ctx, caller)) {
+                return;
+            }
             if (answer.failed()) {
                 // Unavailable, not broken: the service that answers it is restarting or moving, as a client that
                 // honours Retry-After (the AWS SDKs, for one) takes it.
@@ -161,6 +173,32 @@ public class ManagementProxy {
             }
             response.pipeTo(out);
         });
+    }
+
+    /**
+     * A DataLoad's status while the preload-service cannot be reached: the last one it published, if the caller may
+     * see its dataset, marked {@link DataLoadApi#STALE_HEADER} with its time.
+     */
+    private boolean answerFromLastStatus(RoutingContext ctx, Caller caller) {
+        String path = ctx.normalizedPath();
+        String prefix = DataLoadApi.DATALOADS + '/';
+        if (ctx.request().method() != HttpMethod.GET || !path.startsWith(prefix)
+                || path.indexOf('/', prefix.length()) >= 0) {
+            return false;
+        }
+        Optional<DataLoadStatus> last = statuses.last(path.substring(prefix.length()))
+                .filter(status -> caller.mayTouch(status.dataset()));
+        if (last.isEmpty()) {
+            return false;
+        }
+        try {
+            ctx.response().setStatusCode(200).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .putHeader(DataLoadApi.STALE_HEADER, String.valueOf(last.get().updatedAt()))
+                    .end(Buffer.buffer(json.writeValueAsBytes(last.get())));
+            return true;
+        } catch (JsonProcessingException e) {
+            return false;
+        }
     }
 
     private static SocketAddress address(URI url) {
