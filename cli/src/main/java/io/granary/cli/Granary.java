@@ -110,7 +110,7 @@ public final class Granary implements Runnable {
             if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
                 throw new CliFailure(Exit.USAGE, "GRANARY_ENDPOINT must be http(s)://host:port, not " + endpoint);
             }
-            api = new ManagementApi(uri, env.get("GRANARY_TOKEN"), json);
+            api = new ManagementApi(uri, env.get("GRANARY_TOKEN"), json, spec.commandLine().getErr());
         }
         return api;
     }

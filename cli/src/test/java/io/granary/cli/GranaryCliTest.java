@@ -2,6 +2,7 @@ package io.granary.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.cli.api.ManagementApi;
 import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.StackResource;
 import org.junit.jupiter.api.AfterAll;
@@ -20,6 +21,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -233,6 +236,23 @@ class GranaryCliTest {
         assertThat(granary("workers", "rejoin", id).exit()).isZero();
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertThat(json.readTree(granary("workers", "-o", "json").out()).get(0).has("drain")).isFalse());
+    }
+
+    @Test
+    @Order(10)
+    void aCallWhileTheMetadataServiceRestartsIsAskedAgainUntilItIsAnswered() throws Exception {
+        stack.kill("metadata-service");
+        CompletableFuture<Run> listed;
+        try {
+            // The gateway answers 503 with Retry-After while nothing is behind it; the CLI waits and asks again.
+            listed = CompletableFuture.supplyAsync(() -> granary("dataset", "ls"));
+        } finally {
+            stack.startAgain("metadata-service");
+        }
+        Run run = listed.get(ManagementApi.UNAVAILABLE_FOR.toSeconds() + 30, TimeUnit.SECONDS);
+        assertThat(run.exit()).as(run.err()).isZero();
+        assertThat(run.out()).contains("photos");
+        assertThat(run.err()).contains("is unavailable for now; asking again in 2 s");
     }
 
     private static void assertOneLine(Run run, int exit, String says) {

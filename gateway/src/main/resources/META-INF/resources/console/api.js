@@ -23,15 +23,43 @@ export function whenRefused(handler) {
   refused = handler;
 }
 
+// A 503 with Retry-After (a service behind the gateway restarting, Kafka not taking an event) is asked again after
+// the seconds it names, for up to this long in all, as the CLI does.
+const UNAVAILABLE_FOR_MS = 90_000;
+const LONGEST_WAIT_MS = 10_000;
+
+/** Milliseconds a 503 asks to wait before the call is made again; null for any other answer. */
+function retryAfter(res) {
+  if (res.status !== 503) return null;
+  const seconds = Number.parseInt(res.headers.get('Retry-After') ?? '', 10);
+  return Number.isNaN(seconds) || seconds < 0 ? null : Math.min(Math.max(seconds, 1) * 1000, LONGEST_WAIT_MS);
+}
+
+function pause(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(new DOMException('aborted', 'AbortError'));
+    }, { once: true });
+  });
+}
+
 async function request(path, { method = 'GET', body, signal, accept = 'application/json' }) {
   const headers = { Accept: accept, Authorization: `Bearer ${token.get()}` };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const giveUpAt = Date.now() + UNAVAILABLE_FOR_MS;
   let res;
-  try {
-    res = await fetch(path, { method, headers, signal, cache: 'no-store', body: body && JSON.stringify(body) });
-  } catch (err) {
-    if (err.name === 'AbortError') throw err;
-    throw new Error('cannot reach the gateway');
+  for (;;) {
+    try {
+      res = await fetch(path, { method, headers, signal, cache: 'no-store', body: body && JSON.stringify(body) });
+    } catch (err) {
+      if (err.name === 'AbortError') throw err;
+      throw new Error('cannot reach the gateway');
+    }
+    const wait = retryAfter(res);
+    if (wait === null || Date.now() + wait > giveUpAt) break;
+    await pause(wait, signal);
   }
   if (res.status === 401) {
     token.clear();

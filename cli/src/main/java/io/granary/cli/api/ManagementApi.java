@@ -8,6 +8,7 @@ import io.granary.cli.Exit;
 import io.granary.contracts.validation.Problem;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -19,16 +20,23 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
  * The gateway's management API ({@code /api/v1}) as the CLI calls it: JSON in and out, the caller's bearer token,
- * and every failure turned into one line and an exit code.
+ * and every failure turned into one line and an exit code. A 503 with {@code Retry-After} (the service behind the
+ * gateway restarts, Kafka does not take an event) is asked again after the time it names, for up to
+ * {@link #UNAVAILABLE_FOR} in all, saying so on stderr.
  */
 public final class ManagementApi {
 
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+    /** How long a call is asked again while it is answered 503: a service restarts in well under this. */
+    public static final Duration UNAVAILABLE_FOR = Duration.ofSeconds(90);
+    /** The longest single wait, whatever Retry-After says. */
+    private static final Duration LONGEST_WAIT = Duration.ofSeconds(10);
     private static final TypeReference<Object> ANY = new TypeReference<>() {
     };
 
@@ -36,9 +44,11 @@ public final class ManagementApi {
     private final String token;
     private final ObjectMapper json;
     private final HttpClient http;
+    private final PrintWriter err;
 
-    public ManagementApi(URI endpoint, String token, ObjectMapper json) {
+    public ManagementApi(URI endpoint, String token, ObjectMapper json, PrintWriter err) {
         this.endpoint = endpoint;
+        this.err = err;
         this.token = token == null || token.isBlank() ? null : token.strip();
         this.json = json;
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -139,13 +149,43 @@ public final class ManagementApi {
 
     private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
         try {
-            return http.send(request, handler);
+            long giveUpAt = System.nanoTime() + UNAVAILABLE_FOR.toNanos();
+            while (true) {
+                HttpResponse<T> response = http.send(request, handler);
+                Optional<Duration> wait = retryAfter(response);
+                if (wait.isEmpty() || System.nanoTime() + wait.get().toNanos() > giveUpAt) {
+                    return response;
+                }
+                if (response.body() instanceof Stream<?> lines) {
+                    lines.close();  // an event stream's: its connection goes back
+                }
+                err.println("granary: " + request.method() + " " + request.uri().getPath() + " is unavailable for now;"
+                        + " asking again in " + wait.get().toSeconds() + " s");
+                err.flush();
+                Thread.sleep(wait.get().toMillis());
+            }
         } catch (IOException e) {
             throw unreachable(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CliFailure(Exit.UNAVAILABLE, "interrupted");
         }
+    }
+
+    /** How long a 503 asks to wait before the call is made again; empty for any other answer. */
+    static Optional<Duration> retryAfter(HttpResponse<?> response) {
+        if (response.statusCode() != 503) {
+            return Optional.empty();
+        }
+        return response.headers().firstValue("Retry-After").flatMap(value -> {
+            try {
+                long seconds = Long.parseLong(value.strip());
+                return seconds < 0 ? Optional.empty()
+                        : Optional.of(Duration.ofSeconds(Math.max(1, Math.min(seconds, LONGEST_WAIT.toSeconds()))));
+            } catch (NumberFormatException e) {
+                return Optional.empty();  // an HTTP date: not one of Granary's, so not a restart it knows of
+            }
+        });
     }
 
     private <T> T parse(String body, TypeReference<T> type) {
