@@ -1,6 +1,7 @@
 package io.granary.preload;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.granary.contracts.dataload.DataLoadApi;
 import io.granary.contracts.dataload.DataLoadPhase;
 import io.granary.contracts.dataload.DataLoadStatus;
 import io.granary.contracts.dataset.FileInfo;
@@ -176,6 +177,31 @@ class DataLoadTest {
                     .map(DataLoadStatus::startedAt).distinct()).hasSize(1);
         }
         assertThat(given().get("/api/v1/dataloads").jsonPath().getList("id")).containsOnlyOnce(id);
+    }
+
+    @Test
+    void aPostAskedAgainWithItsIdempotencyKeyStartsOneLoad() throws Exception {
+        Cluster cluster = new Cluster(metadataUrl);
+        Cluster.files(localRoot.resolve("keyed"), 5, 1000, 4);
+        cluster.dataset("keyed", "1MiB", Datasets.localMount(localRoot.resolve("keyed")));
+        String body = "{\"dataset\":\"keyed\",\"targets\":[{\"path\":\"\"}]}";
+        // The first answer lost with its connection: the client sends the same POST, with the same key, again.
+        String first = given().contentType(ContentType.JSON).header(DataLoadApi.IDEMPOTENCY_HEADER, "ckpt-41")
+                .body(body).post("/api/v1/dataloads").then().statusCode(202).extract().path("id");
+        String again = given().contentType(ContentType.JSON).header(DataLoadApi.IDEMPOTENCY_HEADER, "ckpt-41")
+                .body(body).post("/api/v1/dataloads").then().statusCode(202).extract().path("id");
+        assertThat(again).isEqualTo(first);
+        assertThat(given().get("/api/v1/dataloads").jsonPath().getList("id")).containsOnlyOnce(first);
+
+        // The key names that load: a DataLoad of another dataset under it is refused, and a bad key is named.
+        Cluster.files(localRoot.resolve("other-keyed"), 1, 1000, 4);
+        cluster.dataset("other-keyed", "1MiB", Datasets.localMount(localRoot.resolve("other-keyed")));
+        given().contentType(ContentType.JSON).header(DataLoadApi.IDEMPOTENCY_HEADER, "ckpt-41")
+                .body("{\"dataset\":\"other-keyed\",\"targets\":[{\"path\":\"\"}]}").post("/api/v1/dataloads")
+                .then().statusCode(409).body("field", equalTo(DataLoadApi.IDEMPOTENCY_HEADER));
+        given().contentType(ContentType.JSON).header(DataLoadApi.IDEMPOTENCY_HEADER, "no spaces").body(body)
+                .post("/api/v1/dataloads").then().statusCode(400).body("field", equalTo(DataLoadApi.IDEMPOTENCY_HEADER));
+        await().atMost(Duration.ofSeconds(60)).until(() -> phase(first) == DataLoadPhase.COMPLETE);
     }
 
     /** Preload requests this replica's consumer has handled, from its counter (absent before the first). */

@@ -34,10 +34,15 @@ public record PreloadRequest(String requestId, String dataset, List<Target> targ
      */
     @Override
     public PreloadRequest validate() {
-        Check.required("requestId", requestId);
-        if (!REQUEST_ID.matcher(requestId).matches()) {
-            throw new ValidationException("requestId", "must be 1 to 128 letters, digits, '.', '_', ':' or '-'");
-        }
+        checkRequestId("requestId", requestId);
         return of(requestId, spec().validate());
+    }
+
+    /** A request id (or a REST call's {@code Idempotency-Key}) as {@code field} must be. */
+    public static void checkRequestId(String field, String value) {
+        Check.required(field, value);
+        if (!REQUEST_ID.matcher(value).matches()) {
+            throw new ValidationException(field, "must be 1 to 128 letters, digits, '.', '_', ':' or '-'");
+        }
     }
 }

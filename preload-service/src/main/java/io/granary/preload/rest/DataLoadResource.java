@@ -3,7 +3,9 @@ package io.granary.preload.rest;
 import io.granary.contracts.dataload.DataLoadApi;
 import io.granary.contracts.dataload.DataLoadSpec;
 import io.granary.contracts.dataload.DataLoadStatus;
+import io.granary.contracts.dataload.PreloadRequest;
 import io.granary.contracts.validation.ValidationException;
+import io.granary.kit.rest.ConflictProblem;
 import io.granary.kit.security.AccessFilter;
 import io.granary.kit.security.Caller;
 import io.granary.preload.service.DataLoadNotFoundException;
@@ -13,6 +15,7 @@ import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -38,12 +41,23 @@ public class DataLoadResource {
     /** 202 with the load's id; 400 naming the field for bad input or an unknown dataset. */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response create(DataLoadSpec spec, RoutingContext ctx) {
+    public Response create(DataLoadSpec spec, @HeaderParam(DataLoadApi.IDEMPOTENCY_HEADER) String key,
+                           RoutingContext ctx) {
         if (spec == null) {
             throw new ValidationException("body", "a DataLoad is required");
         }
-        AccessFilter.caller(ctx).checkMayTouch(spec.dataset());
-        DataLoadStatus status = loads.submit(null, spec.validate());
+        Caller caller = AccessFilter.caller(ctx);
+        caller.checkMayTouch(spec.dataset());
+        String requestId = null;
+        if (key != null) {
+            PreloadRequest.checkRequestId(DataLoadApi.IDEMPOTENCY_HEADER, key);
+            requestId = "rest:" + caller.name() + ':' + key;  // one caller's keys never meet another's
+        }
+        DataLoadStatus status = loads.submit(requestId, spec.validate());
+        if (!spec.dataset().equals(status.dataset())) {
+            throw new ConflictProblem(DataLoadApi.IDEMPOTENCY_HEADER, "this key started a DataLoad of another "
+                    + "dataset; a new DataLoad needs a new key");
+        }
         return Response.accepted(Map.of("id", status.id(), "status", status)).build();
     }
 
