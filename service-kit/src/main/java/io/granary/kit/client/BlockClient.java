@@ -36,9 +36,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -61,6 +64,7 @@ public class BlockClient implements AutoCloseable {
     static final Duration BATCH_TIMEOUT = Duration.ofMinutes(10);
     /** A write-through block the worker takes nothing of for this long is given up: it fills on first read instead. */
     static final Duration PUT_IDLE_TIMEOUT = Duration.ofSeconds(30);
+    private static final String LIVENESS = "/q/health/live";
     private static final TypeReference<Map<String, Long>> HELD = new TypeReference<>() {
     };
 
@@ -70,6 +74,8 @@ public class BlockClient implements AutoCloseable {
     private final Duration ownerTimeout;
     private final HedgeDelay hedge;
     private final Suspects suspects;
+    /** Owners whose liveness is being checked now, after a read gave up on them: one check each at a time. */
+    private final Set<String> probing = ConcurrentHashMap.newKeySet();
     /** Block bytes: a response may wait paused behind another for as long as its reader takes, so no idle limit. */
     private final HttpClient reads;
     /**
@@ -323,9 +329,40 @@ public class BlockClient implements AutoCloseable {
     }
 
     private void suspectOnFault(Worker owner, Throwable failure) {
-        if (workersFault(failure)) {
+        if (!workersFault(failure)) {
+            return;
+        }
+        if (failure instanceof TimeoutException) {
+            probe(owner, failure);
+        } else {
             suspects.suspect(owner, failure);
         }
+    }
+
+    /**
+     * An owner that only gave nothing for the hedge delay may be busy (a miss waits on the store; its node's cores
+     * are taken), not gone: it is suspected when it does not answer its liveness check within {@link #PEER_TIMEOUT}
+     * either (its node cut off, its process stopped). Suspecting every slow owner moved its blocks to the others,
+     * whose misses were slow in turn, until every owner was suspected.
+     */
+    private void probe(Worker owner, Throwable why) {
+        if (!probing.add(owner.id())) {
+            return;
+        }
+        calls.request(options(owner, HttpMethod.GET, LIVENESS).setTimeout(PEER_TIMEOUT.toMillis()))
+                .compose(request -> request.send().compose(response -> response.body()
+                        .map(body -> response.statusCode())))
+                .onComplete(answer -> {
+                    if (answer.failed()) {
+                        suspects.suspect(owner, why);
+                    }
+                    probing.remove(owner.id());
+                });
+    }
+
+    /** Whether the owner's liveness is being checked now (for tests: suspected or cleared once this is false). */
+    boolean checking(Worker owner) {
+        return probing.contains(owner.id());
     }
 
     private Future<Buffer> call(Worker worker, RequestOptions options, Object body, int expected) {

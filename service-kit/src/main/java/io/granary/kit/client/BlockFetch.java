@@ -113,6 +113,9 @@ public final class BlockFetch {
                 piped.tryFail(failure);
             });
             answer.handler(buffer -> {
+                if (finished) {
+                    return;  // read before the watchdog gave up on it: the caller reads on elsewhere from written
+                }
                 disarm();
                 long room = slice.length() - written;
                 out.write(buffer.length() <= room ? buffer : buffer.getBuffer(0, (int) room));
@@ -128,6 +131,9 @@ public final class BlockFetch {
                 }
             });
             answer.endHandler(end -> {
+                if (finished) {
+                    return;
+                }
                 finish(out);
                 if (written == slice.length()) {
                     piped.tryComplete();

@@ -42,6 +42,7 @@ public final class LiveWorkers implements AutoCloseable {
     public void refresh() {
         try {
             workers = List.copyOf(metadata.workers());
+            suspects.heardFrom(workers);
         } catch (RuntimeException e) {
             LOG.debugf("workers not re-read (kept %d): %s", workers.size(), e.getMessage());
         }

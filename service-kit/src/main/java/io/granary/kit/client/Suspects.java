@@ -11,12 +11,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The workers this process saw fail, passed over for {@code suspect-for}: placement picks the next owner at once
  * instead of waiting for the metadata-service to notice missed heartbeats. {@link BlockClient} suspects a worker
- * when a call fails by its fault; {@link LiveWorkers} leaves suspects out of placement.
+ * when a call fails by its fault; {@link LiveWorkers} leaves suspects out of placement. A worker suspected for its
+ * silence (its node cut off) is trusted again as soon as the metadata-service hears its heartbeat again, not only
+ * once {@code suspect-for} ran out: its blocks are still in its cache.
  */
 @ApplicationScoped
 public class Suspects {
@@ -25,7 +29,11 @@ public class Suspects {
 
     private final Duration suspectFor;
     private final Clock clock;
-    private final Map<String, Instant> until = new ConcurrentHashMap<>();
+    private final Map<String, Suspicion> until = new ConcurrentHashMap<>();
+
+    /** @param silent it gave nothing (a timeout), rather than a failed answer */
+    private record Suspicion(Instant since, Instant until, boolean silent) {
+    }
 
     @Inject
     Suspects(ReadConfig config) {
@@ -38,16 +46,30 @@ public class Suspects {
     }
 
     public void suspect(Worker worker, Throwable why) {
-        if (until.put(worker.id(), clock.instant().plus(suspectFor)) == null) {
+        Instant now = clock.instant();
+        Throwable cause = why instanceof CompletionException && why.getCause() != null ? why.getCause() : why;
+        if (until.put(worker.id(), new Suspicion(now, now.plus(suspectFor), cause instanceof TimeoutException))
+                == null) {
             LOG.warnf("worker %s at %s failed (%s); reading around it for %s", worker.id(), worker.address(), why,
                     suspectFor);
+        }
+    }
+
+    /** Forgets the silence of workers whose heartbeats were heard after it began (as the metadata-service lists). */
+    public void heardFrom(List<Worker> workers) {
+        for (Worker worker : workers) {
+            Suspicion suspicion = until.get(worker.id());
+            if (suspicion != null && suspicion.silent() && worker.live() && worker.lastHeartbeat() != null
+                    && worker.lastHeartbeat().isAfter(suspicion.since()) && until.remove(worker.id(), suspicion)) {
+                LOG.infof("worker %s is heard from again: reading from it again", worker.id());
+            }
         }
     }
 
     /** The workers not suspected now, in the order given. */
     public List<Worker> trusted(List<Worker> workers) {
         Instant now = clock.instant();
-        until.values().removeIf(expiry -> expiry.isBefore(now));
+        until.values().removeIf(suspicion -> suspicion.until().isBefore(now));
         return until.isEmpty() ? workers : workers.stream().filter(worker -> !until.containsKey(worker.id())).toList();
     }
 }

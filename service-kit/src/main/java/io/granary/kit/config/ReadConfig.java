@@ -21,10 +21,11 @@ public interface ReadConfig {
 
     /**
      * The least a reader waits on an owner that gives no byte before it reads on from the next owner or the
-     * under-store and suspects it; the wait is four times the recent 99th percentile of owners' first-byte times, no
-     * less than this (an owner busy for a moment is not given up) and no more than {@link #hedgeMax()}.
+     * under-store (and checks whether it is alive: one that does not answer that either is suspected); the wait is
+     * four times the recent 99th percentile of owners' first-byte times, no less than this (a miss's first byte
+     * comes from the store, which is slow at times) and no more than {@link #hedgeMax()}.
      */
-    @WithDefault("500ms")
+    @WithDefault("1s")
     Duration hedgeMin();
 
     /** The most a reader waits on an owner that gives no byte (also the wait before any answer was timed). */

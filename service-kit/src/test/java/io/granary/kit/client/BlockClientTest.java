@@ -173,7 +173,7 @@ class BlockClientTest {
     }
 
     @Test
-    void aFillThatFailsByTheWorkersFaultSuspectsItAndNotByOurs() {
+    void aFillThatFailsByTheWorkersFaultSuspectsItAndNotByOurs() throws InterruptedException {
         Worker refusing = worker(request -> request.response().setStatusCode(404).end());
         assertThat(failure(blocks.fill(refusing, "imagenet", FILE, 0))).hasMessage("worker w1 answered 404");
         assertThat(suspected(refusing)).isFalse();
@@ -187,7 +187,19 @@ class BlockClientTest {
 
         Worker silent = worker(request -> { });
         assertThat(failure(blocks.fill(silent, "imagenet", FILE, 0))).isInstanceOf(TimeoutException.class);
-        assertThat(suspected(silent)).isTrue();
+        Loopback.untilChecked(blocks, silent);
+        assertThat(suspected(silent)).as("no answer to its liveness check either").isTrue();
+        close();
+        client();
+
+        Worker busy = worker(request -> {
+            if (request.path().equals("/q/health/live")) {
+                request.response().end("{\"status\":\"UP\"}");
+            }  // a block it is asked for takes longer than a reader waits
+        });
+        assertThat(failure(blocks.fill(busy, "imagenet", FILE, 0))).isInstanceOf(TimeoutException.class);
+        Loopback.untilChecked(blocks, busy);
+        assertThat(suspected(busy)).as("slow, but alive").isFalse();
         close();
         client();
 

@@ -199,7 +199,8 @@ class BlockFetchTest {
         Outcome ended = await(outcome);
         assertThat(ended.failure()).isInstanceOf(TimeoutException.class).hasMessageContaining("owner w1 gave nothing");
         assertThat(ended.written()).isZero();
-        assertThat(suspects.trusted(List.of(worker))).as("suspected").isEmpty();
+        Loopback.untilChecked(blocks, worker);
+        assertThat(suspects.trusted(List.of(worker))).as("suspected: no answer to its liveness check").isEmpty();
     }
 
     @Test

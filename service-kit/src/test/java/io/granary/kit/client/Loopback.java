@@ -31,6 +31,17 @@ public final class Loopback {
         return await(vertx.createHttpServer().requestHandler(handler).listen(0, "127.0.0.1"));
     }
 
+    /** Waits until the client's liveness check of an owner it gave up on has ended, and so decided on suspicion. */
+    static void untilChecked(BlockClient blocks, Worker owner) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(PATIENCE_SECONDS);
+        while (blocks.checking(owner)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the liveness check of " + owner.id() + " never ended");
+            }
+            Thread.sleep(10);
+        }
+    }
+
     public static String address(HttpServer server) {
         return "http://127.0.0.1:" + server.actualPort();
     }

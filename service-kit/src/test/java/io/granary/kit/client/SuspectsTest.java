@@ -1,0 +1,45 @@
+package io.granary.kit.client;
+
+import io.granary.contracts.worker.Worker;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SuspectsTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-27T13:00:00Z");
+    private final Suspects suspects = new Suspects(Duration.ofSeconds(10), Clock.fixed(NOW, ZoneOffset.UTC));
+
+    @Test
+    void aSilentWorkerHeardFromAfterItsSilenceBeganIsTrustedAgain() {
+        suspects.suspect(worker("w1", NOW.minusSeconds(3)), new CompletionException(new TimeoutException("silent")));
+        assertThat(suspects.trusted(List.of(worker("w1", NOW)))).isEmpty();
+
+        suspects.heardFrom(List.of(worker("w1", NOW.minusSeconds(1))));
+        assertThat(suspects.trusted(List.of(worker("w1", NOW)))).as("its last heartbeat is older").isEmpty();
+
+        suspects.heardFrom(List.of(worker("w1", NOW.plusMillis(1))));
+        assertThat(suspects.trusted(List.of(worker("w1", NOW)))).hasSize(1);
+    }
+
+    @Test
+    void aWorkerThatAnsweredBadlyStaysSuspectedWhateverItsHeartbeats() {
+        suspects.suspect(worker("w2", NOW), new WorkerCallFailed(worker("w2", NOW), 500, null));
+        suspects.heardFrom(List.of(worker("w2", NOW.plusSeconds(1))));
+        assertThat(suspects.trusted(List.of(worker("w2", NOW)))).isEmpty();
+    }
+
+    private static Worker worker(String id, Instant lastHeartbeat) {
+        return new Worker(id, "node-a", "http://127.0.0.1:1", Map.of(), List.of(), lastHeartbeat, true, null, 0, 0, 0,
+                null);
+    }
+}
