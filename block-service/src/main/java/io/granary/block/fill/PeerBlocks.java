@@ -10,6 +10,7 @@ import io.granary.contracts.placement.RendezvousPlacement;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.MetadataClient;
+import io.granary.kit.client.Suspects;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 import org.jboss.logging.Logger;
@@ -26,7 +27,9 @@ import java.util.stream.Collectors;
  * A block another worker holds, for a miss here: when membership changes, blocks change owners, and the new owner
  * takes a block from the worker that has it rather than from the under-store. Only workers the metadata-service
  * counts as caching the dataset are asked (none in a cold cluster, so a cold read costs nothing more), the likeliest
- * first by placement, at most {@link #ASKED} of them, each only for a block it already holds.
+ * first by placement, at most {@link #ASKED} of them, each only for a block it already holds. A peer that fails to
+ * answer (its node cut off) is suspected and not asked again for {@code granary.read.suspect-for}: every miss here
+ * waited on it otherwise, until the metadata-service counted it gone.
  */
 @ApplicationScoped
 public class PeerBlocks {
@@ -39,6 +42,7 @@ public class PeerBlocks {
     private final MetadataClient metadata;
     private final BlockClient blocks;
     private final String self;
+    private final Suspects suspects;
     /** Per dataset, the other live workers that cache some of it; asked again every few seconds. */
     private final Cache<String, List<Worker>> holders = Caffeine.newBuilder()
             .expireAfterWrite(Duration.ofSeconds(2)).maximumSize(10_000).build();
@@ -46,8 +50,9 @@ public class PeerBlocks {
     private final Cache<String, List<Worker>> others = Caffeine.newBuilder()
             .expireAfterWrite(Duration.ofSeconds(2)).maximumSize(1).build();
 
-    PeerBlocks(@RestClient MetadataClient metadata, BlockClient blocks, BlockConfig config) {
+    PeerBlocks(@RestClient MetadataClient metadata, BlockClient blocks, BlockConfig config, Suspects suspects) {
         this.metadata = metadata;
+        this.suspects = suspects;
         this.blocks = blocks;
         this.self = config.workerId();
     }
@@ -59,13 +64,14 @@ public class PeerBlocks {
      */
     public Optional<InputStream> open(BlockKey key, BlockRef ref, String holder) {
         if (holder != null && !holder.equals(self)) {
-            Optional<Worker> named = live().stream().filter(worker -> worker.id().equals(holder)).findFirst();
+            Optional<Worker> named = suspects.trusted(live()).stream().filter(worker -> worker.id().equals(holder))
+                    .findFirst();
             Optional<InputStream> handed = named.flatMap(worker -> ask(worker, key, ref));
             if (handed.isPresent()) {
                 return handed;
             }
         }
-        List<Worker> peers = holders.get(key.dataset(), this::holdersOf);
+        List<Worker> peers = suspects.trusted(holders.get(key.dataset(), this::holdersOf));
         // Ranked, not placed: a draining worker owns nothing and is the one that holds the block.
         for (Worker peer : RendezvousPlacement.ranked(key.id().toString(), peers).stream().limit(ASKED).toList()) {
             if (!peer.id().equals(holder)) {
@@ -85,6 +91,9 @@ public class PeerBlocks {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             LOG.debugf("worker %s did not hand over %s: %s", peer.id(), key, e.getMessage());
+            if (BlockClient.workersFault(e)) {
+                suspects.suspect(peer, e);
+            }
         }
         return Optional.empty();
     }
