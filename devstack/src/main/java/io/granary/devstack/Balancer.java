@@ -6,12 +6,16 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.ConnectException;
 import java.net.URI;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -19,8 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * TCP level as kube-proxy is. A replica counts as an endpoint while its readiness check ({@code /q/health/ready})
  * answers 200, looked at every half second, as the endpoints controller follows readiness probes; connections are
  * spread round robin over the ready ones. A replica that refuses or does not answer a connection within a second
- * is passed over at once and the next one tried, so a client sees a dead replica only through the connections it
- * already had open.
+ * is passed over at once and the next one tried. A replica whose check cannot even connect (its node is cut off
+ * or gone; a replica merely busy still takes connections) has the connections it served closed, as a cloud load
+ * balancer terminates connections to an unreachable target: their clients see a reset within a check and ask
+ * again elsewhere, where otherwise they would wait out the cut on a connection nothing answers.
  */
 public final class Balancer implements AutoCloseable {
 
@@ -89,11 +95,14 @@ public final class Balancer implements AutoCloseable {
     }
 
     private void forward(Socket client) {
-        Socket backend = connect();
-        if (backend == null) {
+        Connected connected = connect();
+        if (connected == null) {
             closeQuietly(client);  // no replica at all: the client sees a reset, as with a Service without endpoints
             return;
         }
+        Socket backend = connected.socket();
+        Socket[] pair = {client, backend};
+        connected.endpoint().connections.add(pair);
         try {
             client.setTcpNoDelay(true);
             backend.setTcpNoDelay(true);
@@ -103,10 +112,14 @@ public final class Balancer implements AutoCloseable {
         AtomicInteger finished = new AtomicInteger();
         daemon("balancer-upstream", () -> pipe(client, backend, finished));
         pipe(backend, client, finished);
+        connected.endpoint().connections.remove(pair);
+    }
+
+    private record Connected(Endpoint endpoint, Socket socket) {
     }
 
     /** A connection to the next ready endpoint; endpoints that fail to connect are marked down and passed over. */
-    private Socket connect() {
+    private Connected connect() {
         int start = Math.floorMod(next.getAndIncrement(), endpoints.size());
         for (boolean readyOnly : new boolean[] {true, false}) {
             for (int i = 0; i < endpoints.size(); i++) {
@@ -117,7 +130,7 @@ public final class Balancer implements AutoCloseable {
                 Socket socket = new Socket();
                 try {
                     socket.connect(endpoint.address, (int) CONNECT.toMillis());
-                    return socket;
+                    return new Connected(endpoint, socket);
                 } catch (IOException e) {
                     endpoint.ready = false;
                     closeQuietly(socket);
@@ -167,6 +180,9 @@ public final class Balancer implements AutoCloseable {
                 HttpResponse<Void> answer = checks.send(HttpRequest.newBuilder(endpoint.health).timeout(CONNECT).build(),
                         HttpResponse.BodyHandlers.discarding());
                 ready = answer.statusCode() == 200;
+            } catch (HttpConnectTimeoutException | ConnectException e) {
+                ready = false;
+                closeConnections(endpoint);
             } catch (IOException e) {
                 ready = false;
             } catch (InterruptedException e) {
@@ -177,6 +193,17 @@ public final class Balancer implements AutoCloseable {
                 System.out.println("balancer: " + endpoint + (ready ? " ready" : " not ready"));
             }
             endpoint.ready = ready;
+        }
+    }
+
+    private static void closeConnections(Endpoint endpoint) {
+        if (!endpoint.connections.isEmpty()) {
+            System.out.println("balancer: " + endpoint + " unreachable: closing its " + endpoint.connections.size()
+                    + " connections");
+        }
+        for (Socket[] pair : endpoint.connections) {
+            closeQuietly(pair[0]);
+            closeQuietly(pair[1]);
         }
     }
 
@@ -197,6 +224,8 @@ public final class Balancer implements AutoCloseable {
     private static final class Endpoint {
         final InetSocketAddress address;
         final URI health;
+        /** The client's socket and ours of each connection passed to it now. */
+        final Set<Socket[]> connections = ConcurrentHashMap.newKeySet();
         volatile boolean ready;
 
         private Endpoint(InetSocketAddress address, URI health) {
