@@ -17,6 +17,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
 
 import boto3
 import botocore.exceptions
@@ -38,13 +39,15 @@ def s3_client(endpoint, access, secret):
         region_name="us-east-1", config=Config(s3={"addressing_style": "path"}))
 
 
-def api(cfg, method, path, body=None):
+def api(cfg, method, path, body=None, key=None):
     """A management call through the gateways' Service, as the admin: (status, parsed body or None, the seconds a
     503's Retry-After asks for); status 0 when no answer came within 10 s, -1 when the connection was refused or
-    reset before an answer (the gateway that had it was killed)."""
+    reset before an answer (the gateway that had it was killed). key: a POST's Idempotency-Key."""
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(cfg["endpoint"] + path, data=data, method=method, headers={
-        "Authorization": "Bearer " + cfg["token"], "Content-Type": "application/json"})
+    headers = {"Authorization": "Bearer " + cfg["token"], "Content-Type": "application/json"}
+    if key is not None:
+        headers["Idempotency-Key"] = key
+    request = urllib.request.Request(cfg["endpoint"] + path, data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as answer:
             text = answer.read()
@@ -104,8 +107,10 @@ def dataload(cfg, dataset, seconds, rec=None):
     With rec, every management call that fails is a failed operation (kind api); the load goes on as a user's
     retry would."""
     created = None
+    key = f"chaos-{uuid.uuid4()}"  # the same key for every attempt: a POST asked again starts one load
     for _ in range(10):
-        status, created = managed(cfg, rec, "POST", "/api/v1/dataloads", {"dataset": dataset, "targets": [{"path": "/"}]})
+        status, created = managed(cfg, rec, "POST", "/api/v1/dataloads", {"dataset": dataset, "targets": [{"path": "/"}]},
+                                  key=key)
         if status in (201, 202) and created:
             break
         time.sleep(2)
@@ -121,15 +126,16 @@ def dataload(cfg, dataset, seconds, rec=None):
     return "Timeout", []
 
 
-def managed(cfg, rec, method, path, body=None):
+def managed(cfg, rec, method, path, body=None, key=None):
     """A management call made as an HTTP client with an SDK's default retries would: a 503 (the service that answers
-    it restarting) asked again after its Retry-After, and an idempotent call (not a POST) whose connection was
-    refused or reset asked again, 5 attempts in all; no answer within 10 s is not asked again (a stall counts).
-    What still failed (no answer, or a 5xx) is recorded when rec is given."""
+    it restarting) asked again after its Retry-After, and an idempotent call (not a POST, unless it carries an
+    Idempotency-Key, as an SDK's idempotency token) whose connection was refused or reset asked again, 5 attempts in
+    all; no answer within 10 s is not asked again (a stall counts). What still failed (no answer, or a 5xx) is
+    recorded when rec is given."""
     started = time.time()
     for attempt in range(5):
-        status, answer, retry_after = api(cfg, method, path, body)
-        again = status == 503 or (status == -1 and method != "POST")
+        status, answer, retry_after = api(cfg, method, path, body, key)
+        again = status == 503 or (status == -1 and (method != "POST" or key is not None))
         if not again or attempt == 4:
             break
         time.sleep(retry_after)
@@ -318,11 +324,12 @@ def windows(marks, end):
     """(name, start, end, ended) of each fault: from its injection to the next one's (the last to the end of the
     run); ended is when a lasting fault (a cut, a full disk) was taken back, else its start."""
     starts = [mark for mark in marks if "fault" in mark]
-    ends = {mark["end"]: mark["t"] for mark in marks if "end" in mark}
     found = []
     for i, mark in enumerate(starts):
         stop = starts[i + 1]["t"] if i + 1 < len(starts) else end
-        found.append((mark["fault"], mark["t"], stop, ends.get(mark["fault"], mark["t"])))
+        # Its own end: the first after it (a fault run again has one each).
+        ended = min((m["t"] for m in marks if m.get("end") == mark["fault"] and m["t"] >= mark["t"]), default=mark["t"])
+        found.append((mark["fault"], mark["t"], stop, ended))
     return found
 
 
@@ -401,6 +408,10 @@ def report(cfg):
         if not op["ok"]:
             print(f"  {time.strftime('%H:%M:%S', time.gmtime(op['t']))} {op['kind']} {op.get('key', op.get('phase', ''))}"
                   f" wrong={op['wrong']} {op.get('error', '')}", file=sys.stderr)
+    for op in ops:
+        if op["kind"] in ("warm", "cold", "fuse") and op.get("seconds", 0) > 3:
+            print(f"  {time.strftime('%H:%M:%S', time.gmtime(op['t']))} {op['kind']} {op.get('key', '')} took "
+                  f"{op['seconds']:.1f} s", file=sys.stderr)
     rode_out = [op for op in ops if op.get("broken")]
     for op in rode_out:
         print(f"  {time.strftime('%H:%M:%S', time.gmtime(op['t']))} {op['kind']} {op['key']} asked again after "

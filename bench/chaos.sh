@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Faults under load on a multi-node cluster on this machine (./granary up --nodes), every byte checked.
-#   bench/chaos.sh [--short] [--nodes N] [--link MBIT[:DELAY_MS]] [--phase SECONDS]
+#   bench/chaos.sh [--short] [--faults F,F...] [--nodes N] [--link MBIT[:DELAY_MS]] [--phase SECONDS]
 # Starts a cluster of N nodes (3) with the store behind a MBIT link (1000), writes three datasets to the store
 # (warm, preloaded; cold, read from an emptied cache pass after pass; load, loaded again and again), mounts warm
 # with the FUSE client on node 1, and runs the mixed load of bench/chaos.py: two S3 readers of warm and one of cold
@@ -13,7 +13,8 @@
 #   kill-gateway    SIGKILL of node 1's gateway          fill-disk       node 3's cache disk filled to the brim
 #   kill-metadata   SIGKILL of metadata replica 2        cut-node        node 2's network down for 20 s
 #   kill-preload    SIGKILL of the preload-service       corrupt-block   block files of warm on node 1 overwritten
-# --short (CI): kill-worker, kill-gateway, kill-metadata. Needs root, /dev/fuse and boto3 for /usr/bin/python3
+# --short (CI): kill-worker, kill-gateway, kill-metadata. --faults: these only, in this order (one may repeat, to run
+# a fault until it shows what it does). Needs root, /dev/fuse and boto3 for /usr/bin/python3
 # (python3-boto3). Every process it starts is stopped when it ends; KEEP=1 keeps its work directory.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -27,10 +28,18 @@ PHASE=30
 FAULTS=(kill-worker kill-gateway kill-metadata kill-preload kill-kafka fill-disk cut-node corrupt-block)
 PYTHON=${CHAOS_PYTHON:-/usr/bin/python3}
 die() { echo "chaos: $*" >&2; exit 1; }
-usage() { die "usage: bench/chaos.sh [--short] [--nodes N] [--link MBIT[:DELAY_MS]] [--phase SECONDS]"; }
+usage() { die "usage: bench/chaos.sh [--short] [--faults F,F...] [--nodes N] [--link MBIT[:DELAY_MS]] [--phase SECONDS]"; }
 while (( $# )); do
   case $1 in
     --short) FAULTS=(kill-worker kill-gateway kill-metadata); PHASE=20; shift ;;
+    --faults)
+      [[ ${2:-} =~ ^[a-z-]+(,[a-z-]+)*$ ]] || usage
+      IFS=, read -r -a FAULTS <<< "$2"
+      for fault in "${FAULTS[@]}"; do
+        [[ " kill-worker kill-gateway kill-metadata kill-preload kill-kafka fill-disk cut-node corrupt-block " == *" $fault "* ]] \
+          || die "no fault '$fault'"
+      done
+      shift 2 ;;
     --nodes) [[ ${2:-} =~ ^[3-9]$ ]] || die "--nodes needs 3 to 9 (the faults use nodes 1 to 3)"; NODES=$2; shift 2 ;;
     --link) [[ ${2:-} =~ ^[0-9]+(:[0-9]+)?$ ]] || usage; LINK=$2; shift 2 ;;
     --phase) [[ ${2:-} =~ ^[0-9]+$ && $2 -ge 20 ]] || die "--phase needs at least 20 seconds"; PHASE=$2; shift 2 ;;
