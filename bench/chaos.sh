@@ -13,7 +13,7 @@
 #   kill-gateway    SIGKILL of node 1's gateway          fill-disk       node 3's cache disk filled to the brim
 #   kill-metadata   SIGKILL of metadata replica 2        cut-node        node 2's network down for 20 s
 #   kill-preload    SIGKILL of the preload-service       corrupt-block   block files of warm on node 1 overwritten
-# --short (CI): kill-worker, kill-gateway, kill-metadata. --faults: these only, in this order (one may repeat, to run
+# --short (CI): kill-worker, kill-gateway, kill-metadata, cut-node. --faults: these only, in this order (one may repeat, to run
 # a fault until it shows what it does). Needs root, /dev/fuse and boto3 for /usr/bin/python3
 # (python3-boto3). Every process it starts is stopped when it ends; KEEP=1 keeps its work directory.
 set -euo pipefail
@@ -31,7 +31,7 @@ die() { echo "chaos: $*" >&2; exit 1; }
 usage() { die "usage: bench/chaos.sh [--short] [--faults F,F...] [--nodes N] [--link MBIT[:DELAY_MS]] [--phase SECONDS]"; }
 while (( $# )); do
   case $1 in
-    --short) FAULTS=(kill-worker kill-gateway kill-metadata); PHASE=20; shift ;;
+    --short) FAULTS=(kill-worker kill-gateway kill-metadata cut-node); PHASE=20; shift ;;
     --faults)
       [[ ${2:-} =~ ^[a-z-]+(,[a-z-]+)*$ ]] || usage
       IFS=, read -r -a FAULTS <<< "$2"
