@@ -73,6 +73,8 @@ class WriteThrough {
         private boolean tooLong;
         /** The first write to the temporary file that failed: closing the file does not say so. */
         private Throwable writeFailure;
+        /** The body ended, or the connection went: committed or aborted once, whichever came first. */
+        private boolean finished;
 
         Upload(RoutingContext ctx, BlockRequest request, BlockWriter writer, AsyncFile file) {
             this.ctx = ctx;
@@ -83,11 +85,29 @@ class WriteThrough {
 
         void start() {
             HttpServerRequest http = ctx.request();
-            http.exceptionHandler(e -> file.close().onComplete(closed -> writer.abort()));
+            http.exceptionHandler(e -> abandon());
+            // The sender gone before its body ended (a gateway killed mid-PUT), perhaps before this began: the room
+            // reserved for the block is given back, or no level could take a block again once enough leaked.
+            ctx.response().closeHandler(closed -> abandon());
+            if (ctx.response().closed()) {
+                abandon();
+                return;
+            }
             http.handler(this::received);
-            http.endHandler(end -> file.close().onComplete(closed -> commit(closed.failed() ? closed.cause()
-                    : writeFailure)));
+            http.endHandler(end -> {
+                if (!finished) {
+                    finished = true;
+                    file.close().onComplete(closed -> commit(closed.failed() ? closed.cause() : writeFailure));
+                }
+            });
             http.resume();
+        }
+
+        private void abandon() {
+            if (!finished) {
+                finished = true;
+                file.close().onComplete(closed -> writer.abort());
+            }
         }
 
         private void received(Buffer chunk) {
