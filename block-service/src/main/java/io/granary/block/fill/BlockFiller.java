@@ -51,18 +51,22 @@ public class BlockFiller {
      * serves it straight from the under-store (a full cache slows a read, never fails it).
      */
     public Optional<StoredBlock> fill(BlockKey key, BlockRef ref) {
-        return fill(key, ref, null);
+        return fill(key, ref, null, false);
     }
 
-    /** @param holder the worker known to hold the block, asked before any other (null: none known) */
-    public Optional<StoredBlock> fill(BlockKey key, BlockRef ref, String holder) {
+    /**
+     * @param holder the worker known to hold the block, asked before any other (null: none known)
+     * @param asked  the block was asked for (a DataLoad, a hand-over), not missed by a reader: admission does not
+     *               refuse it ({@link BlockStore#reserve(BlockKey, long, boolean)})
+     */
+    public Optional<StoredBlock> fill(BlockKey key, BlockRef ref, String holder, boolean asked) {
         Filling mine = new Filling();
         Filling running = inFlight.putIfAbsent(key, mine);
         if (running != null) {
             stats.singleFlightWait();
             return running.await();
         }
-        run(key, ref, holder, mine);
+        run(key, ref, holder, asked, mine);
         return mine.await();
     }
 
@@ -78,7 +82,7 @@ public class BlockFiller {
             return running;
         }
         try {
-            filler.execute(() -> run(key, ref, null, mine));
+            filler.execute(() -> run(key, ref, null, false, mine));
         } catch (RuntimeException e) {
             inFlight.remove(key, mine);
             mine.fail(e);
@@ -86,12 +90,12 @@ public class BlockFiller {
         return mine;
     }
 
-    private void run(BlockKey key, BlockRef ref, String holder, Filling filling) {
+    private void run(BlockKey key, BlockRef ref, String holder, boolean asked, Filling filling) {
         try {
             // Filled by a flight that ended between the caller's lookup and ours (which counted the read).
             Optional<StoredBlock> block = store.peek(key);
             if (block.isEmpty()) {
-                block = fetchAndStore(key, ref, holder, filling);
+                block = fetchAndStore(key, ref, holder, asked, filling);
             }
             filling.end(block);
         } catch (RuntimeException e) {
@@ -101,10 +105,11 @@ public class BlockFiller {
         }
     }
 
-    private Optional<StoredBlock> fetchAndStore(BlockKey key, BlockRef ref, String holder, Filling filling) {
+    private Optional<StoredBlock> fetchAndStore(BlockKey key, BlockRef ref, String holder, boolean asked,
+                                                Filling filling) {
         long started = System.nanoTime();
         long blockSize = source.blockSize(key.dataset());
-        Optional<BlockWriter> room = store.reserve(key, ref.room(blockSize));
+        Optional<BlockWriter> room = store.reserve(key, ref.room(blockSize), asked);
         if (room.isEmpty()) {
             LOG.debugf("no level has room for %s: serving it uncached", key);
             return Optional.empty();

@@ -156,9 +156,18 @@ public final class BlockStore {
      * storing it).
      */
     public Optional<BlockWriter> reserve(BlockKey key, long bytes) {
+        return reserve(key, bytes, false);
+    }
+
+    /**
+     * As {@link #reserve(BlockKey, long)}; {@code asked}: someone asked for this block to be cached (a DataLoad, a
+     * hand-over), so admission, which judges what readers' misses bring in, does not refuse it: a preload into a
+     * cache full of blocks read more often failed with no room otherwise. Eviction still chooses what leaves.
+     */
+    public Optional<BlockWriter> reserve(BlockKey key, long bytes, boolean asked) {
         Optional<Reservation> reservation = tryReserve(key, bytes, 0);
         if (reservation.isEmpty()) {
-            if (!admits(key, bytes)) {
+            if (!asked && !admits(key, bytes)) {
                 return Optional.empty();
             }
             for (Level level : levels) {

@@ -296,6 +296,26 @@ class BlockStoreTest {
         assertThat(store.bytesByDataset()).containsEntry("late", 5L * KIB).containsEntry("first", 15L * KIB);
     }
 
+    @Test
+    void aBlockAskedForIsStoredWhereAdmissionRefusesAReadersMiss() throws IOException {
+        BlockStore store = BlockStore.open(List.of(new LevelSpec(Medium.MEM, List.of(dir.resolve("asked")), 20 * KIB,
+                0.95, 0.7)), ClockPolicy::new, new TinyLfuAdmission(64, 1, Long.MAX_VALUE, () -> 0), listener, true);
+        for (int round = 0; round < 5; round++) {
+            for (int i = 0; i < 20; i++) {
+                read(store, new BlockKey("hot", BlockId.of("hot", "f-" + i, "e", 0)), KIB);
+            }
+        }
+        BlockKey missed = new BlockKey("load", BlockId.of("load", "f-0", "e", 0));
+        assertThat(store.reserve(missed, KIB)).as("a reader's miss, read once").isEmpty();
+
+        BlockKey preloaded = new BlockKey("load", BlockId.of("load", "f-1", "e", 0));
+        try (BlockWriter writer = store.reserve(preloaded, KIB, true).orElseThrow()) {
+            writer.write(content(preloaded, KIB), 0, KIB);
+            writer.commit("f-1", "e");
+        }
+        assertThat(store.peek(preloaded)).as("a DataLoad's block").isPresent();
+    }
+
     /** A reader's read as the worker serves it: counted, then stored on a miss when the store takes it. */
     private void read(BlockStore store, BlockKey key, int length) throws IOException {
         if (store.find(key).isEmpty()) {
