@@ -60,8 +60,12 @@ public final class Level {
         return policy;
     }
 
-    synchronized boolean tryReserve(long bytes) {
-        if (used() + bytes > spec.quota()) {
+    /**
+     * @param dir where the block goes: its filesystem must have room for it and for the writes in progress here
+     *            too (each reserved its block's room, but has not written it all yet)
+     */
+    private synchronized boolean tryReserve(long bytes, LevelDir dir) {
+        if (used() + bytes > spec.quota() || !dir.fits(bytes + reserved.get())) {
             return false;
         }
         reserved.addAndGet(bytes);
@@ -70,13 +74,15 @@ public final class Level {
 
     /**
      * Room for a block of at most {@code bytes} here, and the temporary file its bytes go to; empty when the level
-     * is full or its directory cannot be written (the caller tries the next level).
+     * is full, its directory's filesystem has not the room (a disk filled by something else: the block would fail
+     * half way, served uncached, where another level could have held it), or its directory cannot be written (the
+     * caller tries the next level).
      */
     Optional<Reservation> reserve(BlockKey key, long bytes) {
-        if (!tryReserve(bytes)) {
+        LevelDir dir = dirFor(key);
+        if (!tryReserve(bytes, dir)) {
             return Optional.empty();
         }
-        LevelDir dir = dirFor(key);
         try {
             return Optional.of(new Reservation(key, dir,
                     BlockFileWriter.createTemp(dir.path().toString(), key.dataset(), key.id().toString()), bytes));
