@@ -289,17 +289,23 @@ class BlockWorkerTest {
             assertThat(again.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.MISS);
             assertThat(again.body()).isEqualTo(content);
         }
-        // A reader the miss is streamed to had its head and first bytes: its body breaks off, never ends short. A
-        // proxy of its own: no answer of the first part's still on its way can take this cut.
+        // A reader the miss is streamed to had its head and first bytes: its body breaks off, never ends short. The
+        // store is held until the head is out (a fill cut before its first bytes is a 5xx, as above), then cut.
         Fixtures.seed(buckets, s3, "cut-streamed", "f", MIB, 13);
         try (StoreProxy proxy = new StoreProxy(store.getHost(), store.getPort())) {
             String etag = Fixtures.dataset(metadata, proxy.endpoint(), "cut-streamed", "cut-streamed", "1MiB")
                     .get("f");
-            proxy.cutNextAnswerAfter(300 * 1024);
+            proxy.holdNextAnswerAfter(100 * 1024);
             HttpRequest streamed = HttpRequest.newBuilder(Fixtures.sized(Fixtures.blockUri(worker(), "cut-streamed",
                     "f", etag, 0), MIB)).header("Authorization", Identities.CLUSTER_AUTHORIZATION).build();
-            assertThatThrownBy(() -> Fixtures.HTTP.send(streamed, HttpResponse.BodyHandlers.ofByteArray()))
-                    .isInstanceOf(IOException.class);
+            HttpResponse<InputStream> response = Fixtures.HTTP.send(streamed, HttpResponse.BodyHandlers.ofInputStream());
+            try (InputStream body = response.body()) {
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(proxy.awaitHolding(10)).isTrue();
+                proxy.cutNextAnswerAfter(100 * 1024);
+                proxy.release();
+                assertThatThrownBy(body::readAllBytes).isInstanceOf(IOException.class);
+            }
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(filesOf("cut-streamed"))
                     .as("nothing stored, not even a temporary file").isEmpty());
         }
