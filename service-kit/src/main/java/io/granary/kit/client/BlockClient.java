@@ -22,6 +22,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.streams.ReadStream;
@@ -332,8 +333,8 @@ public class BlockClient implements AutoCloseable {
         if (!workersFault(failure)) {
             return;
         }
-        if (failure instanceof TimeoutException) {
-            probe(owner, failure);
+        if (failure instanceof TimeoutException || failure instanceof HttpClosedException) {
+            probe(owner, failure);  // silent, or its connection closed: the owner may be fine (a store broke a fill)
         } else {
             suspects.suspect(owner, failure);
         }
@@ -341,7 +342,8 @@ public class BlockClient implements AutoCloseable {
 
     /**
      * An owner that only gave nothing for the hedge delay may be busy (a miss waits on the store; its node's cores
-     * are taken), not gone: it is suspected when it does not answer its liveness check within {@link #PEER_TIMEOUT}
+     * are taken), and one whose connection closed may have broken a miss the store broke, or closed an idle
+     * connection as it was reused; neither is gone: it is suspected when it does not answer its liveness check within {@link #PEER_TIMEOUT}
      * either (its node cut off, its process stopped). Suspecting every slow owner moved its blocks to the others,
      * whose misses were slow in turn, until every owner was suspected.
      */
