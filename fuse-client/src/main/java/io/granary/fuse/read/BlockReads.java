@@ -126,12 +126,7 @@ public final class BlockReads {
                 continue;
             }
             Optional<OpenBlockFile> opened = local.open(owner, dataset.name(), blockId);
-            if (opened.isPresent()) {
-                try {
-                    opened.get().read(slice.offsetInBlock(), (int) slice.length(), dst);
-                } finally {
-                    opened.get().release();
-                }
+            if (opened.isPresent() && readWhole(opened.get(), slice, dst)) {
                 metrics.served(FuseMetrics.LOCAL, slice.length());
                 boolean filled = filledAhead.asMap().remove(new BlockKey(dataset.name(), blockId)) != null;
                 if (reader.entersBlock(slice.index()) || filled) {
@@ -219,17 +214,31 @@ public final class BlockReads {
         return true;
     }
 
+    /**
+     * The slice read from a block file, released after; false, with {@code dst} as it was, when the file was written
+     * to meanwhile (its bytes may be damaged): the worker, which checks such a file, is asked instead.
+     */
+    private static boolean readWhole(OpenBlockFile file, BlockSlice slice, ByteBuffer dst) throws IOException {
+        int start = dst.position();
+        try {
+            file.read(slice.offsetInBlock(), (int) slice.length(), dst);
+            if (file.unchanged()) {
+                return true;
+            }
+        } finally {
+            file.release();
+        }
+        LOG.warnf("block file %s was written to while it was read: asking its worker", file.path());
+        dst.position(start);
+        return false;
+    }
+
     /** The slice from the block file its owner on this node installed, reported as a read it filled. */
     private boolean readInstalled(Worker owner, Dataset dataset, String blockId, BlockSlice slice, ByteBuffer dst)
             throws IOException {
         Optional<OpenBlockFile> opened = local.open(owner, dataset.name(), blockId);
-        if (opened.isEmpty()) {
+        if (opened.isEmpty() || !readWhole(opened.get(), slice, dst)) {
             return false;
-        }
-        try {
-            opened.get().read(slice.offsetInBlock(), (int) slice.length(), dst);
-        } finally {
-            opened.get().release();
         }
         metrics.served(FuseMetrics.LOCAL, slice.length());
         reports.read(owner, dataset.name(), blockId, slice.length(), true);

@@ -1,6 +1,7 @@
 package io.granary.gateway.read;
 
 import io.granary.kit.blockfile.OpenBlockFile;
+import io.granary.kit.blockfile.ZeroCopy;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;

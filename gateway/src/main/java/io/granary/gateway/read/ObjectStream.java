@@ -7,7 +7,9 @@ import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.metrics.GatewayMetrics;
+import io.granary.kit.blockfile.BlockFileChanged;
 import io.granary.kit.blockfile.OpenBlockFile;
+import io.granary.kit.blockfile.ZeroCopy;
 import io.granary.kit.client.BlockClient;
 import io.granary.kit.client.BlockFetch;
 import io.vertx.core.Future;
@@ -131,6 +133,8 @@ final class ObjectStream {
                 reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());
                 reads.localReads.read(near, dataset.name(), blockId, slice.length(), true);
                 advance();
+            } else if (sent.cause() instanceof BlockFileChanged changed) {
+                fail(changed);
             } else if (!done.future().isComplete()) {
                 LOG.debugf("block %d of %s, followed as %s filled it, broke off after %d bytes: %s", slice.index(),
                         file.path(), near.id(), fill.sent(), sent.cause().getMessage());
@@ -150,6 +154,9 @@ final class ObjectStream {
                 reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());
                 reads.localReads.read(local.owner(), dataset.name(), blockId, slice.length(), filled);
                 advance();
+            } else if (sent.cause() instanceof BlockFileChanged changed) {
+                LOG.warn(changed.getMessage());
+                fail(changed);  // bytes of it are out: the response breaks off and the client asks again
             } else if (!done.future().isComplete()) {
                 LOG.debugf("block %d of %s could not be sent from %s: %s", slice.index(), file.path(),
                         local.owner().id(), sent.cause().getMessage());
@@ -198,7 +205,12 @@ final class ObjectStream {
             boolean ownerAtFault = BlockClient.workersFault(cause);
             LOG.debugf("block %d of %s from %s failed after %d bytes: %s", slice.index(), file.path(),
                     current.owner().id(), current.written(), cause.getMessage());
-            if (current.written() == 0 && ownerAtFault && attempt + 1 < owners.size()) {
+            if (slice.length() > 1 && current.written() == slice.length() - 1) {
+                // The owner found its file written to under the send (BlockApi): what came may be damaged, and is out.
+                LOG.warnf("block %d of %s from %s broke off one byte short: its file changed", slice.index(),
+                        file.path(), current.owner().id());
+                fail(cause);
+            } else if (current.written() == 0 && ownerAtFault && attempt + 1 < owners.size()) {
                 fromOwners(slice, owners, attempt + 1);
             } else {
                 fromUnderStore(slice, current.written(),

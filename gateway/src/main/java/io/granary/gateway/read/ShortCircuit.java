@@ -6,6 +6,7 @@ import io.granary.contracts.worker.Worker;
 import io.granary.gateway.config.GatewayConfig;
 import io.granary.kit.blockfile.BlockFileReader;
 import io.granary.kit.blockfile.OpenBlockFile;
+import io.granary.kit.blockfile.ZeroCopy;
 import io.granary.kit.config.GranaryConfig;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.annotation.PreDestroy;

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -32,6 +33,24 @@ public final class OpenBlockFile {
         this.fileKey = fileKey;
         this.size = size;
         this.mapped = mapped;
+    }
+
+    /**
+     * The file at {@code path} opened for one read or send, its one reference the caller's: how a worker sends its
+     * own block files, which it finds by its index rather than by {@link BlockFileReader}'s look at each level.
+     */
+    public static OpenBlockFile open(Path path) throws IOException {
+        FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
+        try {
+            return new OpenBlockFile(path, channel, null, channel.size(), null);
+        } catch (IOException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    public Path path() {
+        return path;
     }
 
     public FileChannel channel() {
@@ -74,6 +93,16 @@ public final class OpenBlockFile {
             read += n;
         }
         dst.position(dst.position() + length);
+    }
+
+    /**
+     * Whether the file's seal still holds, asked after its bytes were read or sent and before the reader counts
+     * them good: a write to a block file moves its modification time before it changes a byte, so bytes read
+     * before this answers true are the block's. One {@code stat}; a file no longer under its name (evicted, moved)
+     * answers true, as only a write breaks a file's bytes.
+     */
+    public boolean unchanged() {
+        return path.toFile().lastModified() == BlockFiles.SEALED.toMillis();  // 0 too when the name is gone
     }
 
     /** One more reference; false when the file was closed already (the caller opens it again). */

@@ -1,6 +1,5 @@
-package io.granary.gateway.read;
+package io.granary.kit.blockfile;
 
-import io.granary.kit.blockfile.OpenBlockFile;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultFileRegion;
@@ -13,6 +12,7 @@ import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.impl.ConnectionBase;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 
 /**
@@ -24,51 +24,71 @@ import java.nio.channels.FileChannel;
  * itself. That is Vert.x internal API, pinned by the Quarkus BOM. HTTP/2 (whose frames a raw region would
  * corrupt), TLS and compression are refused here and served by copying instead.
  */
-final class ZeroCopy {
+public final class ZeroCopy {
 
     private ZeroCopy() {
     }
 
-    static boolean possible(HttpServerRequest request) {
+    public static boolean possible(HttpServerRequest request) {
         return request.version() != HttpVersion.HTTP_2 && request.connection() instanceof ConnectionBase connection
                 && !connection.isSsl() && connection.channel().pipeline().get(HttpContentCompressor.class) == null;
     }
 
     /**
      * Sends {@code length} bytes of {@code file} from {@code offset}, and releases the caller's reference to it once
-     * they are sent or the connection failed.
+     * they are sent or the connection failed. The last byte is held back until the file's seal is found whole
+     * ({@link OpenBlockFile#unchanged}): a block file written to under the send (a disk's damage, a stray writer)
+     * fails it with {@link BlockFileChanged} before the client has every byte, so the caller breaks the response
+     * off and the client asks again, where it would have counted damaged bytes good.
      *
      * @return fails before any byte is sent when the file is shorter than that: the caller serves the range another
      * way
      */
-    static Future<Void> send(HttpServerRequest request, OpenBlockFile file, long offset, long length) {
+    public static Future<Void> send(HttpServerRequest request, OpenBlockFile file, long offset, long length) {
         if (file.size() < offset + length) {
             file.release();
             return Future.failedFuture(new IOException("the block file is shorter than expected: " + file.size()
                     + " bytes, not " + (offset + length)));
         }
-        Promise<Void> sent;
+        long most = length - 1;
+        Future<Void> sent;
         try {
-            sent = write(request, file.isMapped()
+            sent = most == 0 ? Future.succeededFuture() : write(request, file.isMapped()
                     // The kernel copies from the mapped pages into the socket, which loopback measured faster than
                     // sendfile's page-by-page splice for a big block. The file stays mapped until its reference is
-                    // released, when Netty has written it or failed.
-                    ? Unpooled.wrappedBuffer(file.mapped(offset, length)) : new Region(file, offset, length));
+                    // released, after Netty has written it or failed.
+                    ? Unpooled.wrappedBuffer(file.mapped(offset, most)) : new Region(file, offset, most)).future();
         } catch (RuntimeException closed) {  // the response is over: the client went away
             file.release();
             return Future.failedFuture(closed);
         }
-        if (file.isMapped()) {
-            sent.future().onComplete(done -> file.release());
+        return sent.compose(ignored -> lastByte(request, file, offset + length - 1))
+                .onComplete(done -> file.release());
+    }
+
+    /** The byte at {@code at}, read before the seal is looked at and sent only if it held. */
+    private static Future<Void> lastByte(HttpServerRequest request, OpenBlockFile file, long at) {
+        ByteBuffer last = ByteBuffer.allocate(1);
+        try {
+            file.read(at, 1, last);
+        } catch (IOException e) {
+            return Future.failedFuture(e);
         }
-        return sent.future();
+        if (!file.unchanged()) {
+            return Future.failedFuture(new BlockFileChanged(file));
+        }
+        try {
+            return write(request, Unpooled.wrappedBuffer(last.flip())).future();
+        } catch (RuntimeException closed) {
+            return Future.failedFuture(closed);
+        }
     }
 
     /**
      * Sends {@code length} bytes of {@code channel} from {@code offset} with {@code sendfile(2)}, leaving the channel
      * open: a file still being written is sent piece by piece as it grows.
      */
-    static Future<Void> sendPart(HttpServerRequest request, FileChannel channel, long offset, long length) {
+    public static Future<Void> sendPart(HttpServerRequest request, FileChannel channel, long offset, long length) {
         try {
             return write(request, new DefaultFileRegion(channel, offset, length) {
                 @Override
@@ -101,19 +121,16 @@ final class ZeroCopy {
         return sent;
     }
 
-    /** Netty releases a region once written or failed: that ends the send's reference, not the file. */
+    /** The region of a file that stays open: the send releases its reference once Netty is done with it. */
     private static final class Region extends DefaultFileRegion {
-
-        private final OpenBlockFile file;
 
         Region(OpenBlockFile file, long offset, long length) {
             super(file.channel(), offset, length);
-            this.file = file;
         }
 
         @Override
         protected void deallocate() {
-            file.release();
+            // the channel is the file's, closed with its last reference
         }
     }
 }

@@ -1,13 +1,8 @@
-package io.granary.gateway.read;
+package io.granary.kit.blockfile;
 
 import io.granary.contracts.worker.Medium;
 import io.granary.contracts.worker.WorkerLevel;
 import io.granary.contracts.worker.Worker;
-import io.granary.kit.blockfile.BlockFileReader;
-import io.granary.kit.blockfile.BlockFileWriter;
-import io.granary.kit.blockfile.BlockFiles;
-import io.granary.kit.blockfile.OpenBlockFile;
-import io.granary.kit.blockfile.Sidecar;
 import io.granary.kit.client.Loopback;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -23,6 +18,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.file.StandardOpenOption;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -148,6 +148,56 @@ class ZeroCopyTest {
 
         assertThat(Arrays.equals(body, content)).isTrue();
         assertThat(files.open(owner(inMemory), DATASET, "evicted")).as("and never sent again").isEmpty();
+    }
+
+    @ParameterizedTest(name = "in memory: {0}")
+    @ValueSource(booleans = {false, true})
+    void aFileWrittenToUnderItsSendIsBrokenOffOneByteShort(boolean inMemory) throws IOException {
+        // The write lands after the open and its check of the seal, as a stray writer's would during the send.
+        byte[] content = bytes(200_000, 5);
+        Path block = installed("damaged", content);
+        CompletableFuture<Throwable> failure = new CompletableFuture<>();
+        server = Loopback.server(vertx, request -> {
+            OpenBlockFile file = open("damaged", inMemory);
+            try (var channel = java.nio.channels.FileChannel.open(block, StandardOpenOption.WRITE)) {
+                channel.write(ByteBuffer.wrap(new byte[4096]), 100_000);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            request.response().putHeader("Content-Length", Integer.toString(content.length));
+            ZeroCopy.send(request, file, 0, content.length).onComplete(sent -> {
+                failure.complete(sent.cause());
+                if (sent.failed()) {
+                    request.response().reset();  // as the gateway and the worker do: the client must see a break
+                } else {
+                    request.response().end();
+                }
+            });
+        });
+
+        byte[] received = new byte[content.length];
+        int read = 0;
+        try (Socket socket = new Socket("127.0.0.1", server.actualPort())) {
+            socket.getOutputStream().write("GET /object HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
+            InputStream in = socket.getInputStream();
+            skipHead(in);
+            for (int n; read < received.length && (n = in.read(received, read, received.length - read)) > 0; ) {
+                read += n;
+            }
+        }
+
+        assertThat(await(failure)).isInstanceOf(BlockFileChanged.class);
+        assertThat(read).as("every byte but the last, then the connection closed").isEqualTo(content.length - 1);
+    }
+
+    private static void skipHead(InputStream in) throws IOException {
+        for (int matched = 0; matched < 4; ) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("no head");
+            }
+            matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : b == '\r' ? 1 : 0;
+        }
     }
 
     /** What ObjectStream does when a file cannot be sent: the same bytes another way. */
