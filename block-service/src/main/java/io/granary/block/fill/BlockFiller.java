@@ -60,14 +60,26 @@ public class BlockFiller {
      *               refuse it ({@link BlockStore#reserve(BlockKey, long, boolean)})
      */
     public Optional<StoredBlock> fill(BlockKey key, BlockRef ref, String holder, boolean asked) {
+        Filling ended = fillOnce(key, ref, holder, asked);
+        // A block asked for whose write failed on a level's disk (one full under its quota) is filled once more:
+        // the next reservation looks at each file system's room, so it goes to another level if one has it.
+        if (asked && ended.diskFailed()) {
+            ended = fillOnce(key, ref, holder, true);
+        }
+        return ended.await();
+    }
+
+    /** The block's fill, ended: the one in flight, joined, or one run now on this thread. */
+    private Filling fillOnce(BlockKey key, BlockRef ref, String holder, boolean asked) {
         Filling mine = new Filling();
         Filling running = inFlight.putIfAbsent(key, mine);
         if (running != null) {
             stats.singleFlightWait();
-            return running.await();
+            running.await();
+            return running;
         }
         run(key, ref, holder, asked, mine);
-        return mine.await();
+        return mine;
     }
 
     /**
@@ -127,6 +139,7 @@ public class BlockFiller {
             } catch (LocalWriteFailed e) {
                 LOG.warnf("cannot store %s in %s (%s): serving it uncached", key, writer.dir().path(),
                         e.getCause().getMessage());
+                filling.diskFailed(true);
                 return Optional.empty();
             } catch (IOException e) {
                 throw new UnderStoreException("reading block " + ref.index() + " of '" + ref.path() + "' failed: "
@@ -142,6 +155,7 @@ public class BlockFiller {
                 return Optional.of(block);
             } catch (IOException e) {
                 LOG.warnf("cannot store %s (%s): serving it uncached", key, e.getMessage());
+                filling.diskFailed(true);
                 return Optional.empty();
             }
         }

@@ -29,6 +29,8 @@ public final class Filling {
     private volatile long written;
     private volatile Medium medium;
     private volatile long length = -1;
+    /** The level's disk failed a write, so it ended unstored: another level may take the block. */
+    private volatile boolean diskFailed;
     /** The temporary file while the filler writes it; null before and after. */
     private Path temp;
     /** The temporary file opened for readers, shared; closed when the last hold is released. */
@@ -53,6 +55,15 @@ public final class Filling {
     /** The name of the temporary file the block is written in, for a reader on this node; null when none is. */
     public synchronized String tempName() {
         return temp == null ? null : temp.getFileName().toString();
+    }
+
+    /** Whether it ended unstored because the level's disk failed a write (not for want of room in the cache). */
+    public boolean diskFailed() {
+        return diskFailed;
+    }
+
+    void diskFailed(boolean failed) {
+        diskFailed = failed;
     }
 
     public boolean isEnded() {

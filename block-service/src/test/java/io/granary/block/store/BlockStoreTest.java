@@ -21,6 +21,8 @@ import java.util.Optional;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The block store on real directories: watermarks, spilling, quotas, restart and integrity. */
 class BlockStoreTest {
@@ -326,6 +328,34 @@ class BlockStoreTest {
                     writer.commit("file", "etag");
                 }
             }
+        }
+    }
+
+    @Test
+    void aLevelWhoseDiskFilledUpIsPassedOverByTheNextReservation() throws IOException, InterruptedException {
+        // The SSD level's quota says 8 MiB, its file system has 512 KiB: a disk filled by something else.
+        Path small = Files.createDirectories(dir.resolve("small-disk"));
+        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", small.toString())
+                .redirectErrorStream(true).start();
+        assumeTrue(mount.waitFor() == 0, "a tmpfs can be mounted here (root): " + new String(
+                mount.getInputStream().readAllBytes()).trim());
+        try {
+            BlockStore store = open(new LevelSpec(Medium.SSD, List.of(small.resolve("ssd")), 8L << 20, 0.9, 0.5),
+                    new LevelSpec(Medium.HDD, List.of(dir.resolve("hdd")), 8L << 20, 0.9, 0.5));
+            BlockWriter first = store.reserve(key(0), 300 * KIB).orElseThrow();
+            assertThat(first.dir().level().medium()).isEqualTo(Medium.SSD);
+            Files.write(small.resolve("other"), new byte[400 * KIB]);  // another writer takes the disk meanwhile
+
+            byte[] content = content(key(0), 300 * KIB);
+            assertThatThrownBy(() -> first.write(content, 0, content.length)).isInstanceOf(IOException.class);
+            first.close();
+            try (BlockWriter again = store.reserve(key(0), 300 * KIB).orElseThrow()) {
+                assertThat(again.dir().level().medium()).as("the level whose disk has room").isEqualTo(Medium.HDD);
+                again.write(content, 0, content.length);
+                assertThat(verified(store, again.commit("file", "etag"))).isTrue();
+            }
+        } finally {
+            new ProcessBuilder("umount", small.toString()).start().waitFor();
         }
     }
 
