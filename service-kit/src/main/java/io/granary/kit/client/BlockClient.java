@@ -37,10 +37,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -76,7 +74,6 @@ public class BlockClient implements AutoCloseable {
     private final HedgeDelay hedge;
     private final Suspects suspects;
     /** Owners whose liveness is being checked now, after a read gave up on them: one check each at a time. */
-    private final Set<String> probing = ConcurrentHashMap.newKeySet();
     /** Block bytes: a response may wait paused behind another for as long as its reader takes, so no idle limit. */
     private final HttpClient reads;
     /**
@@ -343,28 +340,24 @@ public class BlockClient implements AutoCloseable {
     /**
      * An owner that only gave nothing for the hedge delay may be busy (a miss waits on the store; its node's cores
      * are taken), and one whose connection closed may have broken a miss the store broke, or closed an idle
-     * connection as it was reused; neither is gone: it is suspected when it does not answer its liveness check within {@link #PEER_TIMEOUT}
-     * either (its node cut off, its process stopped). Suspecting every slow owner moved its blocks to the others,
-     * whose misses were slow in turn, until every owner was suspected.
+     * connection as it was reused; neither is gone: it is suspected when it does not answer its liveness check within
+     * {@link #PEER_TIMEOUT} either (its node cut off, its process stopped), and only passed over while the check
+     * runs. Suspecting every slow owner moved its blocks to the others, whose misses were slow in turn, until every
+     * owner was suspected.
      */
     private void probe(Worker owner, Throwable why) {
-        if (!probing.add(owner.id())) {
+        if (!suspects.doubt(owner)) {
             return;
         }
         calls.request(options(owner, HttpMethod.GET, LIVENESS).setTimeout(PEER_TIMEOUT.toMillis()))
                 .compose(request -> request.send().compose(response -> response.body()
                         .map(body -> response.statusCode())))
-                .onComplete(answer -> {
-                    if (answer.failed()) {
-                        suspects.suspect(owner, why);
-                    }
-                    probing.remove(owner.id());
-                });
+                .onComplete(answer -> suspects.checked(owner, answer.succeeded(), why));
     }
 
     /** Whether the owner's liveness is being checked now (for tests: suspected or cleared once this is false). */
     boolean checking(Worker owner) {
-        return probing.contains(owner.id());
+        return suspects.doubted(owner);
     }
 
     private Future<Buffer> call(Worker worker, RequestOptions options, Object body, int expected) {

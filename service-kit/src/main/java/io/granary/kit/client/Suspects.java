@@ -6,11 +6,13 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
+import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
@@ -19,8 +21,8 @@ import java.util.concurrent.TimeoutException;
  * The workers this process saw fail, passed over for {@code suspect-for}: placement picks the next owner at once
  * instead of waiting for the metadata-service to notice missed heartbeats. {@link BlockClient} suspects a worker
  * when a call fails by its fault; {@link LiveWorkers} leaves suspects out of placement. A worker suspected for its
- * silence (its node cut off) is trusted again as soon as the metadata-service hears its heartbeat again, not only
- * once {@code suspect-for} ran out: its blocks are still in its cache.
+ * silence (its node cut off, or its process restarted) is trusted again as soon as the metadata-service hears its
+ * heartbeat again, not only once {@code suspect-for} ran out: its blocks are still in its cache.
  */
 @ApplicationScoped
 public class Suspects {
@@ -30,8 +32,13 @@ public class Suspects {
     private final Duration suspectFor;
     private final Clock clock;
     private final Map<String, Suspicion> until = new ConcurrentHashMap<>();
+    /** Workers whose liveness is being checked: passed over until the check answers, by every read here. */
+    private final Set<String> doubted = ConcurrentHashMap.newKeySet();
 
-    /** @param silent it gave nothing (a timeout), rather than a failed answer */
+    /**
+     * @param silent it gave nothing (a timeout, or no connection: its node cut off, its process stopped), rather
+     *               than a failed answer
+     */
     private record Suspicion(Instant since, Instant until, boolean silent) {
     }
 
@@ -48,11 +55,34 @@ public class Suspects {
     public void suspect(Worker worker, Throwable why) {
         Instant now = clock.instant();
         Throwable cause = why instanceof CompletionException && why.getCause() != null ? why.getCause() : why;
-        if (until.put(worker.id(), new Suspicion(now, now.plus(suspectFor), cause instanceof TimeoutException))
-                == null) {
+        boolean silent = cause instanceof TimeoutException || cause instanceof ConnectException;
+        if (until.put(worker.id(), new Suspicion(now, now.plus(suspectFor), silent)) == null) {
             LOG.warnf("worker %s at %s failed (%s); reading around it for %s", worker.id(), worker.address(), why,
                     suspectFor);
         }
+    }
+
+    /**
+     * Passes the worker over while its liveness is checked (a read found it silent): the reads that start meanwhile
+     * go to the next owner at once instead of each waiting out the hedge delay on it.
+     *
+     * @return false when it is being checked already
+     */
+    public boolean doubt(Worker worker) {
+        return doubted.add(worker.id());
+    }
+
+    /** The check of a doubted worker answered: trusted again, or suspected for {@code why} when it did not answer. */
+    public void checked(Worker worker, boolean alive, Throwable why) {
+        if (!alive) {
+            suspect(worker, why);
+        }
+        doubted.remove(worker.id());
+    }
+
+    /** Whether the worker's liveness is being checked now. */
+    public boolean doubted(Worker worker) {
+        return doubted.contains(worker.id());
     }
 
     /** Forgets the silence of workers whose heartbeats were heard after it began (as the metadata-service lists). */
@@ -66,10 +96,11 @@ public class Suspects {
         }
     }
 
-    /** The workers not suspected now, in the order given. */
+    /** The workers neither suspected nor doubted now, in the order given. */
     public List<Worker> trusted(List<Worker> workers) {
         Instant now = clock.instant();
         until.values().removeIf(suspicion -> suspicion.until().isBefore(now));
-        return until.isEmpty() ? workers : workers.stream().filter(worker -> !until.containsKey(worker.id())).toList();
+        return until.isEmpty() && doubted.isEmpty() ? workers : workers.stream()
+                .filter(worker -> !until.containsKey(worker.id()) && !doubted.contains(worker.id())).toList();
     }
 }

@@ -3,6 +3,7 @@ package io.granary.kit.client;
 import io.granary.contracts.worker.Worker;
 import org.junit.jupiter.api.Test;
 
+import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,10 +33,36 @@ class SuspectsTest {
     }
 
     @Test
+    void aWorkerThatRefusedConnectionsIsTrustedAgainOnceItsRestartIsHeard() {
+        suspects.suspect(worker("w5", NOW), new CompletionException(new ConnectException("Connection refused")));
+        assertThat(suspects.trusted(List.of(worker("w5", NOW)))).isEmpty();
+
+        suspects.heardFrom(List.of(worker("w5", NOW.plusSeconds(2))));
+        assertThat(suspects.trusted(List.of(worker("w5", NOW)))).hasSize(1);
+    }
+
+    @Test
     void aWorkerThatAnsweredBadlyStaysSuspectedWhateverItsHeartbeats() {
         suspects.suspect(worker("w2", NOW), new WorkerCallFailed(worker("w2", NOW), 500, null));
         suspects.heardFrom(List.of(worker("w2", NOW.plusSeconds(1))));
         assertThat(suspects.trusted(List.of(worker("w2", NOW)))).isEmpty();
+    }
+
+    @Test
+    void aDoubtedWorkerIsPassedOverUntilItsCheckAnswers() {
+        Worker w3 = worker("w3", NOW);
+        Worker w4 = worker("w4", NOW);
+        assertThat(suspects.doubt(w3)).isTrue();
+        assertThat(suspects.doubt(w3)).as("one check at a time").isFalse();
+        assertThat(suspects.trusted(List.of(w3, w4))).as("every read here passes it over meanwhile").containsExactly(w4);
+
+        suspects.checked(w3, true, new TimeoutException("silent"));
+        assertThat(suspects.trusted(List.of(w3, w4))).as("alive: trusted again").containsExactly(w3, w4);
+
+        suspects.doubt(w3);
+        suspects.checked(w3, false, new TimeoutException("silent"));
+        assertThat(suspects.doubted(w3)).isFalse();
+        assertThat(suspects.trusted(List.of(w3, w4))).as("no answer: suspected").containsExactly(w4);
     }
 
     private static Worker worker(String id, Instant lastHeartbeat) {
