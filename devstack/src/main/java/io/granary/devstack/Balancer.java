@@ -6,9 +6,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.ConnectException;
 import java.net.URI;
-import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -22,16 +20,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * What a Kubernetes Service is to a multi-node local cluster: one address in front of several replicas, at the
  * TCP level as kube-proxy is. A replica counts as an endpoint while its readiness check ({@code /q/health/ready})
  * answers 200, looked at every half second, as the endpoints controller follows readiness probes; connections are
- * spread round robin over the ready ones. A replica that refuses or does not answer a connection within a second
- * is passed over at once and the next one tried. A replica whose check cannot even connect (its node is cut off
- * or gone; a replica merely busy still takes connections) has the connections it served closed, as a cloud load
+ * spread round robin over the ready ones. A replica that refuses or does not answer a connection within half a
+ * second is passed over at once and the next one tried. A replica no connection reaches at a check (its node is cut
+ * off or gone; a replica merely busy still takes connections) has the connections it served closed, as a cloud load
  * balancer terminates connections to an unreachable target: their clients see a reset within a check and ask
  * again elsewhere, where otherwise they would wait out the cut on a connection nothing answers.
  */
 public final class Balancer implements AutoCloseable {
 
-    private static final Duration CONNECT = Duration.ofSeconds(1);
+    /** A connection opens in well under a millisecond here: the kernel accepts it however busy the replica is. */
+    private static final Duration CONNECT = Duration.ofMillis(500);
     private static final Duration CHECK_EVERY = Duration.ofMillis(500);
+    /** A busy replica may take a while to answer its readiness check. */
+    private static final Duration ANSWER = Duration.ofSeconds(1);
 
     private final ServerSocket server;
     private final List<Endpoint> endpoints;
@@ -177,12 +178,16 @@ public final class Balancer implements AutoCloseable {
         for (Endpoint endpoint : endpoints) {
             boolean ready;
             try {
-                HttpResponse<Void> answer = checks.send(HttpRequest.newBuilder(endpoint.health).timeout(CONNECT).build(),
-                        HttpResponse.BodyHandlers.discarding());
-                ready = answer.statusCode() == 200;
-            } catch (HttpConnectTimeoutException | ConnectException e) {
-                ready = false;
-                closeConnections(endpoint);
+                // A new connection each time: the check's own kept-alive one would only time out its request on a
+                // node cut off, and the connect that tells unreachable from busy came a check later.
+                if (!reachable(endpoint)) {
+                    ready = false;
+                    closeConnections(endpoint);
+                } else {
+                    HttpResponse<Void> answer = checks.send(HttpRequest.newBuilder(endpoint.health).timeout(ANSWER)
+                            .build(), HttpResponse.BodyHandlers.discarding());
+                    ready = answer.statusCode() == 200;
+                }
             } catch (IOException e) {
                 ready = false;
             } catch (InterruptedException e) {
@@ -193,6 +198,19 @@ public final class Balancer implements AutoCloseable {
                 System.out.println("balancer: " + endpoint + (ready ? " ready" : " not ready"));
             }
             endpoint.ready = ready;
+        }
+    }
+
+    /**
+     * Whether a TCP connection to the endpoint opens within {@link #CONNECT}: the kernel accepts it for a replica
+     * however busy its process is, so only an unreachable or stopped one fails.
+     */
+    private static boolean reachable(Endpoint endpoint) {
+        try (Socket socket = new Socket()) {
+            socket.connect(endpoint.address, (int) CONNECT.toMillis());
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 
