@@ -57,6 +57,7 @@ public class BlockClient implements AutoCloseable {
     static final int CONNECT_TIMEOUT_MILLIS = 2000;
     /** A worker asked for a block it may hold (a hand-over) answers at once or not at all: it never fills for it. */
     static final Duration PEER_TIMEOUT = Duration.ofSeconds(2);
+    private static final Duration RECHECK_EVERY = Duration.ofSeconds(1);
     /** Small calls: which blocks are held, a report of reads, a drain started or given up. */
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(3);
     /** A batch nobody waits on (a preload's, a hand-over's) is answered once filled: large blocks from a slow store. */
@@ -73,6 +74,7 @@ public class BlockClient implements AutoCloseable {
     private final Duration ownerTimeout;
     private final HedgeDelay hedge;
     private final Suspects suspects;
+    private final long recheck;
     /** Owners whose liveness is being checked now, after a read gave up on them: one check each at a time. */
     /** Block bytes: a response may wait paused behind another for as long as its reader takes, so no idle limit. */
     private final HttpClient reads;
@@ -101,6 +103,8 @@ public class BlockClient implements AutoCloseable {
         this.calls = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(16).setKeepAlive(true)
                 .setTcpNoDelay(true).setConnectTimeout(CONNECT_TIMEOUT_MILLIS)
                 .setIdleTimeout((int) PUT_IDLE_TIMEOUT.toSeconds()));
+        // A restarted worker is back in seconds, the metadata-service's view of it a heartbeat or two later.
+        this.recheck = vertx.setPeriodic(RECHECK_EVERY.toMillis(), tick -> suspects.silent().forEach(this::recheck));
     }
 
     /**
@@ -322,6 +326,7 @@ public class BlockClient implements AutoCloseable {
     @PreDestroy
     @Override
     public void close() {
+        vertx.cancelTimer(recheck);
         reads.close();
         calls.close();
     }
@@ -346,13 +351,23 @@ public class BlockClient implements AutoCloseable {
      * owner was suspected.
      */
     private void probe(Worker owner, Throwable why) {
-        if (!suspects.doubt(owner)) {
-            return;
+        if (suspects.doubt(owner)) {
+            live(owner).onComplete(answer -> suspects.checked(owner, answer.succeeded(), why));
         }
-        calls.request(options(owner, HttpMethod.GET, LIVENESS).setTimeout(PEER_TIMEOUT.toMillis()))
-                .compose(request -> request.send().compose(response -> response.body()
-                        .map(body -> response.statusCode())))
-                .onComplete(answer -> suspects.checked(owner, answer.succeeded(), why));
+    }
+
+    /** A worker suspected for its silence, asked whether it is alive again: trusted again when it answers. */
+    private void recheck(Worker suspect) {
+        if (suspects.doubt(suspect)) {
+            live(suspect).onComplete(answer -> suspects.checked(suspect, answer.succeeded(), null));
+        }
+    }
+
+    private Future<Integer> live(Worker worker) {
+        return calls.request(options(worker, HttpMethod.GET, LIVENESS).setTimeout(PEER_TIMEOUT.toMillis()))
+                .compose(request -> request.send().compose(response -> response.statusCode() == 200
+                        ? response.body().map(body -> response.statusCode())
+                        : Future.failedFuture(new WorkerCallFailed(worker, response.statusCode(), null))));
     }
 
     /** Whether the owner's liveness is being checked now (for tests: suspected or cleared once this is false). */

@@ -6,7 +6,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
-import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,8 +20,9 @@ import java.util.concurrent.TimeoutException;
  * The workers this process saw fail, passed over for {@code suspect-for}: placement picks the next owner at once
  * instead of waiting for the metadata-service to notice missed heartbeats. {@link BlockClient} suspects a worker
  * when a call fails by its fault; {@link LiveWorkers} leaves suspects out of placement. A worker suspected for its
- * silence (its node cut off, or its process restarted) is trusted again as soon as the metadata-service hears its
- * heartbeat again, not only once {@code suspect-for} ran out: its blocks are still in its cache.
+ * silence (its node cut off, or its process restarted) is trusted again as soon as it answers a liveness check
+ * ({@link BlockClient} asks every second) or the metadata-service hears its heartbeat again, not only once
+ * {@code suspect-for} ran out: its blocks are still in its cache.
  */
 @ApplicationScoped
 public class Suspects {
@@ -36,10 +36,10 @@ public class Suspects {
     private final Set<String> doubted = ConcurrentHashMap.newKeySet();
 
     /**
-     * @param silent it gave nothing (a timeout, or no connection: its node cut off, its process stopped), rather
+     * @param silent it gave nothing (a timeout, no connection, a reset: its node cut off, its process stopped), rather
      *               than a failed answer
      */
-    private record Suspicion(Instant since, Instant until, boolean silent) {
+    private record Suspicion(Worker worker, Instant since, Instant until, boolean silent) {
     }
 
     @Inject
@@ -55,8 +55,10 @@ public class Suspects {
     public void suspect(Worker worker, Throwable why) {
         Instant now = clock.instant();
         Throwable cause = why instanceof CompletionException && why.getCause() != null ? why.getCause() : why;
-        boolean silent = cause instanceof TimeoutException || cause instanceof ConnectException;
-        if (until.put(worker.id(), new Suspicion(now, now.plus(suspectFor), silent)) == null) {
+        // Only an owner's answer is a failure it may make again; no answer (a timeout, a refused or reset
+        // connection) says it is gone for now, until it is heard from.
+        boolean silent = !(cause instanceof WorkerCallFailed);
+        if (until.put(worker.id(), new Suspicion(worker, now, now.plus(suspectFor), silent)) == null) {
             LOG.warnf("worker %s at %s failed (%s); reading around it for %s", worker.id(), worker.address(), why,
                     suspectFor);
         }
@@ -72,12 +74,27 @@ public class Suspects {
         return doubted.add(worker.id());
     }
 
-    /** The check of a doubted worker answered: trusted again, or suspected for {@code why} when it did not answer. */
+    /**
+     * The liveness check of a doubted worker, or of one suspected for its silence, answered: trusted again, or, when
+     * it did not answer, suspected for {@code why} (null: as it is, its suspicion runs out as it would have).
+     */
     public void checked(Worker worker, boolean alive, Throwable why) {
         if (!alive) {
-            suspect(worker, why);
+            if (why != null) {
+                suspect(worker, why);
+            }
+        } else {
+            Suspicion suspicion = until.get(worker.id());
+            if (suspicion != null && suspicion.silent() && until.remove(worker.id(), suspicion)) {
+                LOG.infof("worker %s answers again: reading from it again", worker.id());
+            }
         }
         doubted.remove(worker.id());
+    }
+
+    /** The workers suspected for their silence now, whose liveness is checked again until they answer. */
+    public List<Worker> silent() {
+        return until.values().stream().filter(Suspicion::silent).map(Suspicion::worker).toList();
     }
 
     /** Whether the worker's liveness is being checked now. */

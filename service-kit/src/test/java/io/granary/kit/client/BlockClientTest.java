@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import static io.granary.kit.client.Loopback.address;
@@ -206,6 +207,26 @@ class BlockClientTest {
         Worker gone = Loopback.worker("w0", Loopback.deadAddress(vertx));
         assertThat(failure(blocks.fill(gone, "imagenet", FILE, 0))).isNotNull();
         assertThat(suspected(gone)).isTrue();
+    }
+
+    @Test
+    void aWorkerGoneAndBackIsTrustedAgainOnceItAnswersItsLivenessCheck() throws InterruptedException {
+        String address = Loopback.deadAddress(vertx);  // its process stopped: connections refused
+        Worker restarting = Loopback.worker("w2", address);
+        assertThat(failure(blocks.fill(restarting, "imagenet", FILE, 0))).isNotNull();
+        assertThat(suspected(restarting)).isTrue();
+        Thread.sleep(1_500);  // checked again meanwhile, refused again: still suspected, for its minute
+        assertThat(suspected(restarting)).isTrue();
+
+        int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+        server = await(vertx.createHttpServer().requestHandler(request -> request.response().end("{}"))
+                .listen(port, "127.0.0.1"));  // restarted on the same address
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Loopback.PATIENCE_SECONDS);
+        while (suspected(restarting)) {
+            assertThat(System.nanoTime()).as("trusted again long before its suspicion ran out").isLessThan(deadline);
+            Thread.sleep(50);
+        }
     }
 
     @Test

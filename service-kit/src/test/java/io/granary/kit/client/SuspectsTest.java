@@ -42,6 +42,21 @@ class SuspectsTest {
     }
 
     @Test
+    void aSilentWorkerThatAnswersItsCheckIsTrustedAgainAndOneThatFailedItsAnswerIsNot() {
+        Worker w6 = worker("w6", NOW);
+        Worker w7 = worker("w7", NOW);
+        suspects.suspect(w6, new TimeoutException("silent"));
+        suspects.suspect(w7, new WorkerCallFailed(w7, 500, null));
+        assertThat(suspects.silent()).as("checked again until they answer").containsExactly(w6);
+
+        suspects.checked(w6, false, null);
+        assertThat(suspects.trusted(List.of(w6, w7))).as("no answer yet").isEmpty();
+        suspects.checked(w6, true, null);
+        suspects.checked(w7, true, null);
+        assertThat(suspects.trusted(List.of(w6, w7))).containsExactly(w6);
+    }
+
+    @Test
     void aWorkerThatAnsweredBadlyStaysSuspectedWhateverItsHeartbeats() {
         suspects.suspect(worker("w2", NOW), new WorkerCallFailed(worker("w2", NOW), 500, null));
         suspects.heardFrom(List.of(worker("w2", NOW.plusSeconds(1))));
