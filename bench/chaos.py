@@ -322,7 +322,8 @@ def lost_uploads(cfg, ops):
 
 def windows(marks, end):
     """(name, start, end, ended) of each fault: from its injection to the next one's (the last to the end of the
-    run); ended is when a lasting fault (a cut, a full disk) was taken back, else its start."""
+    run); ended is when a lasting fault (a cut, a full disk) was taken back or a killed service's restart answered
+    its health check, else its start."""
     starts = [mark for mark in marks if "fault" in mark]
     found = []
     for i, mark in enumerate(starts):

@@ -103,13 +103,26 @@ broker_pid() { sed -n 's/^kafka ready at .*(pid \([0-9]*\)).*/\1/p' "$GRANARY_ST
 mark() { printf '{"t": %s, "fault": "%s"}\n' "$(date +%s.%N)" "$1" >> "$WORK/marks.jsonl"; echo "chaos: $(date -u +%T) $1"; }
 ended() { printf '{"t": %s, "end": "%s"}\n' "$(date +%s.%N)" "$1" >> "$WORK/marks.jsonl"; echo "chaos: $(date -u +%T) $1 ended"; }
 
+# ready_again NAME FAULT: a killed service's fault ends once its restart answers its health check (recovery is
+# timed from there); prints how long the restart took.
+ready_again() {
+  local started=$EPOCHREALTIME
+  sleep 0.5  # the supervisor sees the process gone
+  for (( i = 0; i < 240; i++ )); do
+    "$ROOT/granary" status | grep -qE "^$1 +pid .* healthy " && break
+    sleep 0.5
+  done
+  ended "$2"
+  echo "chaos: $1 ready again $(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s after the kill"
+}
+
 inject() {
   case $1 in
-    kill-worker) kill -9 "$(pid_of block-service@node-2)" ;;
-    kill-gateway) kill -9 "$(pid_of gateway@node-1)" ;;
-    kill-metadata) kill -9 "$(pid_of metadata-service-2)" ;;
-    kill-preload) kill -9 "$(pid_of preload-service)" ;;
-    kill-kafka) kill -9 "$(broker_pid)" ;;
+    kill-worker) kill -9 "$(pid_of block-service@node-2)"; ready_again block-service@node-2 "$1" ;;
+    kill-gateway) kill -9 "$(pid_of gateway@node-1)"; ready_again gateway@node-1 "$1" ;;
+    kill-metadata) kill -9 "$(pid_of metadata-service-2)"; ready_again metadata-service-2 "$1" ;;
+    kill-preload) kill -9 "$(pid_of preload-service)"; ready_again preload-service "$1" ;;
+    kill-kafka) kill -9 "$(broker_pid)"; ready_again kafka "$1" ;;
     fill-disk)  # everything the filesystem has left, held for half a phase, then given back
       local disk="$DATA/.granary/cache/node-3"
       dd if=/dev/zero of="$disk/filler" bs=1M 2> /dev/null || true
@@ -143,7 +156,7 @@ sleep "$PHASE"
 for fault in "${FAULTS[@]}"; do
   mark "$fault"
   inject "$fault"
-  sleep "$PHASE"  # from the end of a lasting fault (a cut, a full disk): recovery is timed from there
+  sleep "$PHASE"  # from the end of a fault (a cut taken back, a killed service ready): recovery is timed from there
   # Each fault starts from a whole cluster: every service up again.
   for (( waited = 0; ; waited++ )); do
     all_healthy && break
