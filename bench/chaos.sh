@@ -108,8 +108,10 @@ ended() { printf '{"t": %s, "end": "%s"}\n' "$(date +%s.%N)" "$1" >> "$WORK/mark
 ready_again() {
   local started=$EPOCHREALTIME
   sleep 0.5  # the supervisor sees the process gone
+  local status
   for (( i = 0; i < 240; i++ )); do
-    "$ROOT/granary" status | grep -qE "^$1 +pid .* healthy " && break
+    status=$("$ROOT/granary" status)  # not piped into grep -q: pipefail would fail the pipe grep closed early
+    grep -qE "^$1 +pid .* healthy " <<< "$status" && break
     sleep 0.5
   done
   ended "$2"

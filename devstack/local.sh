@@ -56,11 +56,11 @@ start_local_service() {
 }
 
 # supervise NAME RUN LOG COMMAND...: runs COMMAND (which starts a process in the background and sets SERVICE_PID),
-# and runs it again each time that process ends, as Kubernetes restarts a container: after 1 s, doubling up to 30 s,
-# back to 1 s once a run lasted a minute. RUN/NAME.pid holds the running process, RUN/NAME.restarts how often it was
+# and runs it again each time that process ends, as Kubernetes restarts a container: at once the first time, then
+# after 1 s, doubling up to 30 s; at once again after a run that lasted a minute. RUN/NAME.pid holds the running process, RUN/NAME.restarts how often it was
 # restarted; each restart is a line in LOG. SIGTERM stops the process and the supervisor. Run it in the background.
 supervise() {
-  local name=$1 run=$2 log=$3 restarts=0 backoff=1 started status pause=; shift 3
+  local name=$1 run=$2 log=$3 restarts=0 backoff=0 started status pause=; shift 3
   trap 'kill "$SERVICE_PID" $pause 2> /dev/null; wait "$SERVICE_PID" 2> /dev/null; exit 0' TERM
   echo 0 > "$run/$name.restarts"
   while true; do
@@ -68,7 +68,7 @@ supervise() {
     "$@"
     echo "$SERVICE_PID" > "$run/$name.pid"
     wait "$SERVICE_PID" && status=0 || status=$?
-    (( SECONDS - started >= 60 )) && backoff=1
+    (( SECONDS - started >= 60 )) && backoff=0
     echo $(( ++restarts )) > "$run/$name.restarts"
     echo "$(date -u +%FT%TZ) $name (pid $SERVICE_PID) exited with status $status after $(( SECONDS - started ))s;" \
       "restart $restarts in ${backoff}s" >> "$log"
@@ -76,7 +76,7 @@ supervise() {
     pause=$!
     wait "$pause" || true
     pause=
-    backoff=$(( backoff * 2 > 30 ? 30 : backoff * 2 ))
+    backoff=$(( backoff == 0 ? 1 : backoff * 2 > 30 ? 30 : backoff * 2 ))
   done
 }
 
