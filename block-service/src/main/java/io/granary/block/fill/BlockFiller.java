@@ -8,6 +8,7 @@ import io.granary.block.store.BlockWriter;
 import io.granary.block.store.StoredBlock;
 import io.granary.block.store.BlockStore;
 import io.granary.contracts.block.BlockRef;
+import io.granary.kit.client.HandedBlock;
 import io.granary.ufs.UnderStoreException;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -16,6 +17,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
@@ -167,12 +169,21 @@ public class BlockFiller {
      */
     private boolean fromPeer(BlockKey key, BlockRef ref, String holder, BlockWriter writer, Filling filling)
             throws LocalWriteFailed {
-        Optional<InputStream> peer = peers.open(key, ref, holder);
+        Optional<HandedBlock> peer = peers.open(key, ref, holder);
         if (peer.isEmpty()) {
             return false;
         }
-        try (InputStream in = peer.get()) {
-            copy(in, writer, filling);
+        try (InputStream in = peer.get().body()) {
+            // Readers following the fill are shown the bytes only once they match the giver's checksum: damaged
+            // bytes must not reach them, and a hand-over is a copy between workers, quick beside a store's read.
+            copy(in, writer, null);
+            OptionalInt expected = peer.get().crc32c();
+            if (expected.isPresent() && expected.getAsInt() != writer.crc32c()) {
+                LOG.warnf("hand-over of %s came with bytes its checksum does not match: reading the under-store",
+                        key);
+                return false;
+            }
+            filling.wrote(writer.length());
             return writer.length() > 0;
         } catch (LocalWriteFailed e) {
             throw e;
@@ -196,7 +207,10 @@ public class BlockFiller {
         }
     }
 
-    /** Copies the block, telling a failing under-store (IOException) from a failing local disk (LocalWriteFailed). */
+    /**
+     * Copies the block, telling a failing under-store (IOException) from a failing local disk (LocalWriteFailed),
+     * and shows each chunk to the readers following {@code filling} (null: none are shown yet).
+     */
     private void copy(InputStream in, BlockWriter writer, Filling filling) throws IOException {
         byte[] chunk = new byte[CHUNK];
         long reading = 0;
@@ -218,7 +232,9 @@ public class BlockFiller {
             } catch (IOException e) {
                 throw new LocalWriteFailed(e);
             }
-            filling.wrote(writer.length());
+            if (filling != null) {
+                filling.wrote(writer.length());
+            }
             mark = System.nanoTime();
             writing += mark - read;
         }

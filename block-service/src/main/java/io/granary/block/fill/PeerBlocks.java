@@ -9,13 +9,13 @@ import io.granary.contracts.dataset.NodeCache;
 import io.granary.contracts.placement.RendezvousPlacement;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.client.BlockClient;
+import io.granary.kit.client.HandedBlock;
 import io.granary.kit.client.MetadataClient;
 import io.granary.kit.client.Suspects;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 import org.jboss.logging.Logger;
 
-import java.io.InputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -62,11 +62,11 @@ public class PeerBlocks {
      * its blocks over, asked by its id, never by an address a caller gave), then the likeliest of the others.
      * Blocks: call it off the event loop.
      */
-    public Optional<InputStream> open(BlockKey key, BlockRef ref, String holder) {
+    public Optional<HandedBlock> open(BlockKey key, BlockRef ref, String holder) {
         if (holder != null && !holder.equals(self)) {
             Optional<Worker> named = suspects.trusted(live()).stream().filter(worker -> worker.id().equals(holder))
                     .findFirst();
-            Optional<InputStream> handed = named.flatMap(worker -> ask(worker, key, ref));
+            Optional<HandedBlock> handed = named.flatMap(worker -> ask(worker, key, ref));
             if (handed.isPresent()) {
                 return handed;
             }
@@ -75,7 +75,7 @@ public class PeerBlocks {
         // Ranked, not placed: a draining worker owns nothing and is the one that holds the block.
         for (Worker peer : RendezvousPlacement.ranked(key.id().toString(), peers).stream().limit(ASKED).toList()) {
             if (!peer.id().equals(holder)) {
-                Optional<InputStream> handed = ask(peer, key, ref);
+                Optional<HandedBlock> handed = ask(peer, key, ref);
                 if (handed.isPresent()) {
                     return handed;
                 }
@@ -84,7 +84,7 @@ public class PeerBlocks {
         return Optional.empty();
     }
 
-    private Optional<InputStream> ask(Worker peer, BlockKey key, BlockRef ref) {
+    private Optional<HandedBlock> ask(Worker peer, BlockKey key, BlockRef ref) {
         try {
             return BlockClient.await(blocks.heldBlock(peer, key.dataset(), ref));
         } catch (InterruptedException e) {

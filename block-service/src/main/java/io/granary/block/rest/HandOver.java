@@ -10,7 +10,8 @@ import java.util.Optional;
 
 /**
  * A block another worker takes over (it owns it now, and asks with {@link BlockApi#HELD_ONLY_HEADER}): sent whole
- * if held, 404 if not, never filled, and no reader's read (neither a hit nor bytes served).
+ * if held, with its checksum ({@link BlockApi#CRC32C_HEADER}), 404 if not, never filled, and no reader's read
+ * (neither a hit nor bytes served).
  */
 @ApplicationScoped
 class HandOver {
@@ -29,6 +30,7 @@ class HandOver {
         }
         StoredBlock block = held.get();
         ctx.response().putHeader(BlockApi.BLOCK_LENGTH_HEADER, Long.toString(block.length()))
+                .putHeader(BlockApi.CRC32C_HEADER, Integer.toUnsignedString(block.crc32c()))
                 .sendFile(block.file().toString(), 0, block.length()).onFailure(failure -> {
                     if (!ctx.response().ended()) {
                         ctx.response().reset();  // moved or evicted meanwhile: the taker goes to the store

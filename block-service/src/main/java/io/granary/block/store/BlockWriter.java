@@ -60,6 +60,11 @@ public final class BlockWriter implements AutoCloseable {
         return length;
     }
 
+    /** The CRC32C of the bytes written so far: what the block is installed with. */
+    public int crc32c() {
+        return (int) crc.getValue();
+    }
+
     /** Whether {@code bytes} more fit in the room reserved. */
     public boolean fits(long bytes) {
         return length + bytes <= reservation.bytes();

@@ -39,6 +39,12 @@ public final class BlockApi {
     /** The whole block's length, whatever range was asked for. */
     public static final String BLOCK_LENGTH_HEADER = "X-Granary-Block-Length";
     /** On a GET: answer 404 rather than fill a block this worker does not hold (another worker is asking). */
+    /**
+     * On a hand-over's answer: the CRC32C of the block as its giver stored it (unsigned decimal); the taker checks
+     * what it received against it before it keeps the block, so a copy damaged on the giver's disk or on the way is
+     * never stored as whole elsewhere.
+     */
+    public static final String CRC32C_HEADER = "X-Granary-Crc32c";
     public static final String HELD_ONLY_HEADER = "X-Granary-Held-Only";
     /**
      * On a HEAD from a reader on the worker's node: on a miss, answer as soon as the fill has its first bytes, naming

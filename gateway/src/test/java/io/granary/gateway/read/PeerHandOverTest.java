@@ -1,11 +1,13 @@
 package io.granary.gateway.read;
 
 import io.granary.contracts.block.BlockApi;
+import io.granary.contracts.block.BlockId;
 import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.Metrics;
 import io.granary.devstack.testing.StackResource;
 import io.granary.gateway.GatewayStack;
+import io.granary.kit.blockfile.BlockFiles;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -16,10 +18,14 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 
 import static io.restassured.RestAssured.given;
@@ -89,12 +95,56 @@ class PeerHandOverTest {
         assertThat(block(second, etag, 2, false).header(BlockApi.CACHE_HEADER)).isEqualTo(BlockApi.HIT);
     }
 
+    @Test
+    void aBlockDamagedOnTheGiversDiskIsReadFromTheStoreNotHandedOver() throws IOException {
+        // Damage at rest that left the file's seal (its modification time) as it was: only its checksum tells.
+        byte[] content = new byte[SIZE];
+        new Random(6).nextBytes(content);
+        Files.write(Files.createDirectories(root.resolve("rot")).resolve("shard.bin"), content);
+        Datasets.createBound(gateway, Identities.ADMIN.authorization(), "{\"name\":\"rot\",\"blockSize\":\"1MiB\","
+                + "\"mounts\":[" + Datasets.localMount(root.resolve("rot")) + "]}");
+        String etag = given().baseUri(gateway.toString()).header("Authorization", Identities.ADMIN.authorization())
+                .get("/api/v1/datasets/rot/files/shard.bin").then().statusCode(200).extract().path("etag");
+        assertThat(block(first, etag, 1, false, "rot").then().statusCode(200).extract().asByteArray())
+                .isEqualTo(slice(content, 1));
+        Path file = blockFile(first, "rot", BlockId.of("rot", "shard.bin", etag, 1).toString());
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[4096]), 1000);
+        }
+        Files.setLastModifiedTime(file, BlockFiles.SEALED);
+        await().atMost(Duration.ofSeconds(30)).until(() -> given().baseUri(gateway.toString())
+                .header("Authorization", Identities.ADMIN.authorization()).get("/api/v1/datasets/rot/nodes")
+                .jsonPath().getList("findAll { it.cachedBytes > 0 }").size() > 0);
+        double storeBytes = Metrics.sum(Metrics.FETCHED_FROM_STORE, second);
+
+        Response taken = block(second, etag, 1, false, "rot");
+
+        assertThat(taken.statusCode()).isEqualTo(200);
+        assertThat(taken.asByteArray()).as("the store's bytes, not the damaged copy").isEqualTo(slice(content, 1));
+        assertThat(Metrics.sum(Metrics.FETCHED_FROM_STORE, second) - storeBytes).isEqualTo(MIB);
+        assertThat(block(second, etag, 1, false, "rot").asByteArray()).as("and kept whole")
+                .isEqualTo(slice(content, 1));
+    }
+
+    /** The block's file in whichever of the worker's levels holds it. */
+    private static Path blockFile(URI worker, String dataset, String blockId) {
+        List<String> levels = given().baseUri(worker.toString())
+                .header("Authorization", Identities.CLUSTER_AUTHORIZATION).get("/blocks/stats").jsonPath()
+                .getList("levels.path");
+        return levels.stream().map(level -> BlockFiles.blockFile(level, dataset, blockId)).filter(Files::exists)
+                .findFirst().orElseThrow(() -> new AssertionError("no level of " + worker + " holds " + blockId));
+    }
+
     private static Response block(URI worker, String etag, int index, boolean heldOnly) {
+        return block(worker, etag, index, heldOnly, "handover");
+    }
+
+    private static Response block(URI worker, String etag, int index, boolean heldOnly, String dataset) {
         var request = given().baseUri(worker.toString()).header("Authorization", Identities.CLUSTER_AUTHORIZATION);
         if (heldOnly) {
             request.header(BlockApi.HELD_ONLY_HEADER, "true");
         }
-        return request.urlEncodingEnabled(false).get(BlockApi.blockUri("handover", index, "shard.bin", etag));
+        return request.urlEncodingEnabled(false).get(BlockApi.blockUri(dataset, index, "shard.bin", etag));
     }
 
     private static byte[] slice(byte[] content, int index) {

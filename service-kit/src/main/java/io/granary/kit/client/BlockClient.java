@@ -37,6 +37,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -215,12 +216,22 @@ public class BlockClient implements AutoCloseable {
      * The block's bytes from a worker that holds it already ({@code X-Granary-Held-Only}: it never fills for
      * this), as a stream the caller reads and closes; empty when it does not hold it.
      */
-    public Future<Optional<InputStream>> heldBlock(Worker peer, String dataset, BlockRef block) {
+    public Future<Optional<HandedBlock>> heldBlock(Worker peer, String dataset, BlockRef block) {
         RequestOptions options = options(peer, HttpMethod.GET, BlockApi.blockUri(dataset, block.index(), block.path(),
                 block.etag())).putHeader(BlockApi.HELD_ONLY_HEADER, "true").setIdleTimeout(PEER_TIMEOUT.toMillis());
-        return exchange(reads, options, response -> response.statusCode() == 200
-                ? Future.succeededFuture(Optional.<InputStream>of(BodyStream.of(response)))
-                : response.body().map(ignored -> Optional.<InputStream>empty()));
+        return exchange(reads, options, response -> {
+            if (response.statusCode() != 200) {
+                return response.body().map(ignored -> Optional.<HandedBlock>empty());
+            }
+            String crc32c = response.getHeader(BlockApi.CRC32C_HEADER);
+            try {
+                return Future.succeededFuture(Optional.of(new HandedBlock(BodyStream.of(response), crc32c == null
+                        ? OptionalInt.empty() : OptionalInt.of(Integer.parseUnsignedInt(crc32c)))));
+            } catch (NumberFormatException e) {
+                return Future.failedFuture(new WorkerCallFailed(peer, "sent a checksum that is no number: "
+                        + crc32c));
+            }
+        });
     }
 
     /**

@@ -253,15 +253,16 @@ class BlockClientTest {
         Worker peer = worker(request -> {
             asked.add(request.path() + " " + request.getHeader(BlockApi.HELD_ONLY_HEADER));
             if (request.path().endsWith("/0")) {
-                request.response().end(Buffer.buffer(block));
+                request.response().putHeader(BlockApi.CRC32C_HEADER, "4294967295").end(Buffer.buffer(block));
             } else {
                 request.response().setStatusCode(404).end();
             }
         });
 
-        Optional<InputStream> held = await(blocks.heldBlock(peer, "imagenet", BLOCKS.get(0)));
+        Optional<HandedBlock> held = await(blocks.heldBlock(peer, "imagenet", BLOCKS.get(0)));
         assertThat(held).isPresent();
-        try (InputStream in = held.get()) {
+        assertThat(held.get().crc32c()).as("the giver's checksum, unsigned").hasValue(-1);
+        try (InputStream in = held.get().body()) {
             assertThat(in.readAllBytes()).isEqualTo(block);
         }
         assertThat(await(blocks.heldBlock(peer, "imagenet", BLOCKS.get(1)))).isEmpty();
@@ -276,7 +277,7 @@ class BlockClientTest {
             vertx.setTimer(50, later -> request.connection().close());
         });
 
-        InputStream in = await(blocks.heldBlock(peer, "imagenet", BLOCKS.get(0))).orElseThrow();
+        InputStream in = await(blocks.heldBlock(peer, "imagenet", BLOCKS.get(0))).orElseThrow().body();
         assertThat(org.assertj.core.api.Assertions.catchThrowable(in::readAllBytes)).isInstanceOf(IOException.class);
     }
 
