@@ -1,6 +1,7 @@
 package io.granary.block.store;
 
 import io.granary.kit.blockfile.BlockFileWriter;
+import io.granary.kit.blockfile.BlockFiles;
 import io.granary.kit.blockfile.Sidecar;
 
 import java.io.IOException;
@@ -136,12 +137,20 @@ public final class BlockWriter implements AutoCloseable {
 
     /**
      * A block of another level copied here, its checksum known, and installed: not indexed, the caller moves the
-     * index to it. When the copy or the install fails the write is aborted.
+     * index to it. When the copy or the install fails the write is aborted. Only a file sealed before and after the
+     * copy is copied so: a write to it moves its modification time before it changes a byte, and a copy installed
+     * with the checksum of bytes it does not have would be served as whole.
      */
     StoredBlock copy(StoredBlock block) throws IOException {
         end();
         try {
+            if (!BlockFiles.sealed(block.file())) {
+                throw new IOException("its file was written to since it was installed");
+            }
             Files.copy(block.file(), reservation.temp(), StandardCopyOption.REPLACE_EXISTING);
+            if (!BlockFiles.sealed(block.file())) {
+                throw new IOException("its file was written to while it was copied");
+            }
         } catch (IOException e) {
             discard();
             throw e;

@@ -108,6 +108,24 @@ class BlockStoreTest {
     }
 
     @Test
+    void aBlockWrittenToSinceItsInstallIsNotMovedDownAsWhole() throws IOException {
+        BlockStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 64 * KIB, 0.95, 0.7),
+                new LevelSpec(Medium.SSD, List.of(dir.resolve("ssd")), 256 * KIB, 0.95, 0.7));
+        StoredBlock damaged = put(store, key(0), 8 * KIB);
+        try (FileChannel channel = FileChannel.open(damaged.file(), StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[100]), 1000);
+        }
+        for (int i = 1; i <= 20; i++) {
+            put(store, key(i), 8 * KIB);  // MEM spills to SSD, its oldest block first
+        }
+
+        assertThat(store.find(key(1))).as("the next oldest moved down").get()
+                .extracting(StoredBlock::medium).isEqualTo(Medium.SSD);
+        assertThat(store.find(key(0))).as("evicted, not copied with the checksum of bytes it no longer has")
+                .isEmpty();
+    }
+
+    @Test
     void aBlockNoLevelCanHoldIsRefused() {
         BlockStore store = open(new LevelSpec(Medium.MEM, List.of(dir.resolve("mem")), 64 * KIB, 0.95, 0.7));
         assertThat(store.reserve(key(1), 65 * KIB)).isEmpty();
