@@ -26,7 +26,9 @@ import java.util.Optional;
 /**
  * One response body, block by block, in order. Each block comes from the first of: its file on this node
  * (short-circuit, zero-copy; a miss an owner on this node is asked to fill is sent from the block's file as the fill
- * writes it), its owners in placement order over HTTP (a miss streamed as the owner fills it), the under-store. The next blocks are filled (by an owner on this node, to be sent from their files) or fetched while
+ * writes it), its owners in placement order over HTTP (a miss streamed as the owner fills it), the under-store; an
+ * owner that gave nothing for the hedge delay sends the read to the under-store at once, as its next owner would
+ * wait on it for a hand-over. The next blocks are filled (by an owner on this node, to be sent from their files) or fetched while
  * the current one is sent (read-ahead). A failed owner is suspected (by the {@link BlockClient}) and the rest of its
  * block read around it, so a dead worker slows the read but the client still gets every byte.
  */
@@ -210,7 +212,8 @@ final class ObjectStream {
                 LOG.warnf("block %d of %s from %s broke off one byte short: its file changed", slice.index(),
                         file.path(), current.owner().id());
                 fail(cause);
-            } else if (current.written() == 0 && ownerAtFault && attempt + 1 < owners.size()) {
+            } else if (current.written() == 0 && ownerAtFault && !BlockClient.silent(cause)
+                    && attempt + 1 < owners.size()) {
                 fromOwners(slice, owners, attempt + 1);
             } else {
                 fromUnderStore(slice, current.written(),
