@@ -8,18 +8,12 @@ import io.granary.block.store.StoredBlock;
 import io.granary.block.store.BlockStore;
 import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.ByteRange;
-import io.granary.kit.blockfile.BlockFileChanged;
-import io.granary.kit.blockfile.OpenBlockFile;
-import io.granary.kit.blockfile.ZeroCopy;
-import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
-import io.vertx.core.Future;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
-import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -243,41 +237,17 @@ class CachedReads {
         if (range != null) {
             response.setStatusCode(206).putHeader("Content-Range", slice.contentRange(block.length()));
         }
-        if (!ZeroCopy.possible(ctx.request())) {  // TLS or HTTP/2: Vert.x's own sendFile, which copies there
-            response.sendFile(block.file().toString(), slice.offset(), slice.length())
-                    .onComplete(sent -> sent(ctx, request, block, slice, sent, ifGone));
-            return;
-        }
-        OpenBlockFile file;
-        try {
-            file = OpenBlockFile.open(block.file());
-        } catch (IOException e) {
-            sent(ctx, request, block, slice, Future.failedFuture(e), ifGone);
-            return;
-        }
-        response.putHeader("Content-Length", Long.toString(slice.length()));
-        // Sent with its last byte held back until the file's seal is found whole: a file written to under the send
-        // is broken off one byte short, which tells a reader that what it got may be damaged (BlockApi).
-        ZeroCopy.send(ctx.request(), file, slice.offset(), slice.length())
-                .compose(zeroCopied -> response.end())
-                .onComplete(sent -> sent(ctx, request, block, slice, sent, ifGone));
-    }
-
-    private void sent(RoutingContext ctx, BlockRequest request, StoredBlock block, ByteRange.Slice slice,
-                      AsyncResult<Void> sent, Runnable ifGone) {
-        HttpServerResponse response = ctx.response();
-        if (sent.succeeded()) {
-            stats.served(request.dataset(), slice.length(), block.medium());
-        } else if (!response.headWritten()) {
-            LOG.debugf("block %s moved while being sent: %s", block.key(), sent.cause().getMessage());
-            response.headers().clear();
-            response.setStatusCode(200);
-            ifGone.run();
-        } else if (!response.ended()) {
-            if (sent.cause() instanceof BlockFileChanged changed) {
-                LOG.warn(changed.getMessage());  // unsealed now: the next read checks it against its checksum
+        response.sendFile(block.file().toString(), slice.offset(), slice.length()).onComplete(sent -> {
+            if (sent.succeeded()) {
+                stats.served(request.dataset(), slice.length(), block.medium());
+            } else if (!response.headWritten()) {
+                LOG.debugf("block %s moved while being sent: %s", block.key(), sent.cause().getMessage());
+                response.headers().clear();
+                response.setStatusCode(200);
+                ifGone.run();
+            } else if (!response.ended()) {
+                response.reset();
             }
-            response.reset();
-        }
+        });
     }
 }

@@ -18,10 +18,6 @@ import java.nio.charset.StandardCharsets;
  * DELETE /blocks/{dataset}?prefix=P               evict the dataset's blocks (under a path prefix)
  * GET    /blocks/stats                            levels, counters
  * </pre>
- *
- * <p>A hit's body that breaks off one byte short of its length means the worker found its file written to while it
- * sent it: the bytes that came may be damaged, so a reader that passed them on breaks its own answer off too (its
- * client asks again) instead of reading on from where the break left it.
  */
 public final class BlockApi {
 

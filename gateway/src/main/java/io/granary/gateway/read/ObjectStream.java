@@ -207,12 +207,7 @@ final class ObjectStream {
             boolean ownerAtFault = BlockClient.workersFault(cause);
             LOG.debugf("block %d of %s from %s failed after %d bytes: %s", slice.index(), file.path(),
                     current.owner().id(), current.written(), cause.getMessage());
-            if (slice.length() > 1 && current.written() == slice.length() - 1) {
-                // The owner found its file written to under the send (BlockApi): what came may be damaged, and is out.
-                LOG.warnf("block %d of %s from %s broke off one byte short: its file changed", slice.index(),
-                        file.path(), current.owner().id());
-                fail(cause);
-            } else if (current.written() == 0 && ownerAtFault && !BlockClient.silent(cause)
+            if (current.written() == 0 && ownerAtFault && !BlockClient.silent(cause)
                     && attempt + 1 < owners.size()) {
                 fromOwners(slice, owners, attempt + 1);
             } else {

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -33,20 +32,6 @@ public final class OpenBlockFile {
         this.fileKey = fileKey;
         this.size = size;
         this.mapped = mapped;
-    }
-
-    /**
-     * The file at {@code path} opened for one read or send, its one reference the caller's: how a worker sends its
-     * own block files, which it finds by its index rather than by {@link BlockFileReader}'s look at each level.
-     */
-    public static OpenBlockFile open(Path path) throws IOException {
-        FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
-        try {
-            return new OpenBlockFile(path, channel, null, channel.size(), null);
-        } catch (IOException e) {
-            channel.close();
-            throw e;
-        }
     }
 
     public Path path() {
