@@ -306,9 +306,6 @@ public final class BlockReads {
                 throw new CompletionException(e);
             } catch (RuntimeException e) {
                 LOG.debugf("block %d of %s from %s failed: %s", slice.index(), file.path(), owner.id(), e.getMessage());
-                if (BlockClient.silent(e)) {
-                    break;  // the next owner would wait on it too (a hand-over): the store, at once
-                }
             }
         }
         try {

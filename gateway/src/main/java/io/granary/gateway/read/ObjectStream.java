@@ -26,9 +26,7 @@ import java.util.Optional;
 /**
  * One response body, block by block, in order. Each block comes from the first of: its file on this node
  * (short-circuit, zero-copy; a miss an owner on this node is asked to fill is sent from the block's file as the fill
- * writes it), its owners in placement order over HTTP (a miss streamed as the owner fills it), the under-store; an
- * owner that gave nothing for the hedge delay sends the read to the under-store at once, as its next owner would
- * wait on it for a hand-over. The next blocks are filled (by an owner on this node, to be sent from their files) or fetched while
+ * writes it), its owners in placement order over HTTP (a miss streamed as the owner fills it), the under-store. The next blocks are filled (by an owner on this node, to be sent from their files) or fetched while
  * the current one is sent (read-ahead). A failed owner is suspected (by the {@link BlockClient}) and the rest of its
  * block read around it, so a dead worker slows the read but the client still gets every byte.
  */
@@ -207,8 +205,7 @@ final class ObjectStream {
             boolean ownerAtFault = BlockClient.workersFault(cause);
             LOG.debugf("block %d of %s from %s failed after %d bytes: %s", slice.index(), file.path(),
                     current.owner().id(), current.written(), cause.getMessage());
-            if (current.written() == 0 && ownerAtFault && !BlockClient.silent(cause)
-                    && attempt + 1 < owners.size()) {
+            if (current.written() == 0 && ownerAtFault && attempt + 1 < owners.size()) {
                 fromOwners(slice, owners, attempt + 1);
             } else {
                 fromUnderStore(slice, current.written(),

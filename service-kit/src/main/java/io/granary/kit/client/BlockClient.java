@@ -322,16 +322,6 @@ public class BlockClient implements AutoCloseable {
     }
 
     /**
-     * Whether the owner gave nothing in time (a cut node does that), rather than failing or refusing: the block's
-     * next owner would miss it and ask the silent one for a hand-over too, so a reader reads on from the under-store.
-     */
-    public static boolean silent(Throwable failure) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
-                : failure;
-        return cause instanceof TimeoutException;
-    }
-
-    /**
      * Waits for a call on a thread that may block (never an event loop); a failure is thrown as the call failed, a
      * checked one wrapped in a {@link CompletionException}.
      */

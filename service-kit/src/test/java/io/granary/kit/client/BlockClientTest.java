@@ -34,7 +34,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -362,15 +361,6 @@ class BlockClientTest {
         await(blocks.put(worker, "ds", FILE, 2, body, 300_000).andThen(done -> body.close()));
 
         assertThat(await(got)).isEqualTo("PUT /blocks/ds/2?path=train%2Fa%20b.jpg&etag=e1&size=5242880 300000");
-    }
-
-    @Test
-    void onlyAnOwnerThatGaveNothingInTimeIsSilent() {
-        Worker w = Loopback.worker("w9", "http://127.0.0.1:1");
-        assertThat(BlockClient.silent(new CompletionException(new TimeoutException("gave nothing")))).isTrue();
-        assertThat(BlockClient.silent(new TimeoutException("gave nothing"))).isTrue();
-        assertThat(BlockClient.silent(new WorkerCallFailed(w, 500, null))).isFalse();
-        assertThat(BlockClient.silent(new CompletionException(new java.net.ConnectException("refused")))).isFalse();
     }
 
     @Test
