@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * What an operator asks for when creating a dataset ({@code POST /api/v1/datasets}). Optional fields may be null
@@ -32,16 +33,22 @@ import java.util.Set;
  * @param cacheShare   the share of every worker's cache the dataset keeps against other datasets (0.3: 30%): their
  *                     newcomers never push its blocks below it, and its own take room from datasets above theirs;
  *                     null: none, it competes for the whole cache. The shares of all datasets add up to 1 at most
+ * @param labels       Kubernetes-style labels, for whoever manages the dataset (the operator marks the datasets it
+ *                     made with the resource they stand for); Granary reads none of them
  */
 public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Integer replicas,
                           Map<String, String> nodeSelector, String metadataTtl, Boolean readOnly,
-                          BucketSettings bucket, Double cacheShare)
+                          BucketSettings bucket, Double cacheShare, Map<String, String> labels)
         implements Validated<DatasetSpec> {
 
     public static final String DEFAULT_BLOCK_SIZE = "16MiB";
     public static final long MIN_BLOCK_SIZE = 64 * 1024;
     public static final long MAX_BLOCK_SIZE = 1024L * 1024 * 1024;
     public static final int MAX_REPLICAS = 16;
+
+    private static final Pattern LABEL_VALUE = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+    private static final Pattern LABEL_KEY = Pattern.compile(
+            "([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?");
 
     /** Option keys that would put a secret into the dataset definition. */
     private static final Set<String> SECRET_OPTIONS = Set.of("accesskey", "secretkey", "secret", "password", "token",
@@ -50,17 +57,24 @@ public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Int
     public DatasetSpec {
         mounts = mounts == null ? List.of() : List.copyOf(mounts);
         nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
+        labels = labels == null ? Map.of() : Map.copyOf(labels);
+    }
+
+    public DatasetSpec(String name, List<Mount> mounts, String blockSize, Integer replicas,
+                       Map<String, String> nodeSelector, String metadataTtl, Boolean readOnly,
+                       BucketSettings bucket, Double cacheShare) {
+        this(name, mounts, blockSize, replicas, nodeSelector, metadataTtl, readOnly, bucket, cacheShare, null);
     }
 
     public DatasetSpec(String name, List<Mount> mounts, String blockSize, Integer replicas,
                        Map<String, String> nodeSelector, String metadataTtl, Boolean readOnly) {
-        this(name, mounts, blockSize, replicas, nodeSelector, metadataTtl, readOnly, null, null);
+        this(name, mounts, blockSize, replicas, nodeSelector, metadataTtl, readOnly, null, null, null);
     }
 
     public DatasetSpec(String name, List<Mount> mounts, String blockSize, Integer replicas,
                        Map<String, String> nodeSelector, String metadataTtl, Boolean readOnly,
                        BucketSettings bucket) {
-        this(name, mounts, blockSize, replicas, nodeSelector, metadataTtl, readOnly, bucket, null);
+        this(name, mounts, blockSize, replicas, nodeSelector, metadataTtl, readOnly, bucket, null, null);
     }
 
     /** @throws ValidationException naming the first bad field */
@@ -101,6 +115,16 @@ public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Int
             throw new ValidationException("cacheShare", "must be more than 0 and at most 1 (a share of each worker's "
                     + "cache), not " + cacheShare);
         }
+        labels.forEach((key, value) -> {
+            if (key == null || !LABEL_KEY.matcher(key).matches() || key.length() > 316) {
+                throw new ValidationException("labels", "'" + key + "' is not a label key: [prefix/]name, letters, "
+                        + "digits, '-', '_' and '.', as Kubernetes has them");
+            }
+            if (value == null || value.length() > 63 || !(value.isEmpty() || LABEL_VALUE.matcher(value).matches())) {
+                throw new ValidationException("labels." + key, "'" + value + "' is not a label value: at most 63 "
+                        + "letters, digits, '-', '_' and '.', starting and ending with a letter or digit");
+            }
+        });
         if (bucket != null) {
             try {
                 bucket.validate();
@@ -115,13 +139,13 @@ public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Int
     public DatasetSpec withDefaults() {
         return new DatasetSpec(name, mounts, blockSize == null ? DEFAULT_BLOCK_SIZE : blockSize,
                 replicas == null ? 1 : replicas, nodeSelector, metadataTtl, readOnly != null && readOnly, bucket,
-                cacheShare);
+                cacheShare, labels);
     }
 
     /** This spec with other bucket settings. */
     public DatasetSpec withBucket(BucketSettings settings) {
         return new DatasetSpec(name, mounts, blockSize, replicas, nodeSelector, metadataTtl, readOnly, settings,
-                cacheShare);
+                cacheShare, labels);
     }
 
     /** The share of each worker's cache kept for this dataset: 0 when it has none. */

@@ -115,6 +115,21 @@ class DatasetSpecTest {
         assertThat(spec("data", S3).withDefaults().cacheShareOrNone()).as("none").isZero();
     }
 
+    @Test
+    void labelsAreKubernetesLabelsAndSurviveDefaults() {
+        Map<String, String> labels = Map.of("granary.io/owner", "team-a.imagenet", "tier", "");
+        assertThat(withLabels(labels).validate().withDefaults().labels()).isEqualTo(labels);
+        assertThat(spec("data", S3).labels()).as("none").isEmpty();
+        assertField(withLabels(Map.of("bad key", "x")), "labels", "not a label key");
+        assertField(withLabels(Map.of("-x", "x")), "labels", "not a label key");
+        assertField(withLabels(Map.of("tier", "-gold")), "labels.tier", "not a label value");
+        assertField(withLabels(Map.of("tier", "x".repeat(64))), "labels.tier", "at most 63");
+    }
+
+    private static DatasetSpec withLabels(Map<String, String> labels) {
+        return new DatasetSpec("data", List.of(S3), null, null, null, null, null, null, null, labels);
+    }
+
     private static DatasetSpec withShare(double share) {
         return new DatasetSpec("data", List.of(S3), null, null, null, null, null, null, share);
     }
