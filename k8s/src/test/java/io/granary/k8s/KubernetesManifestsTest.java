@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretProjection;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -96,6 +97,7 @@ class KubernetesManifestsTest {
     private static final Path AUTOSCALING = EXAMPLES.resolve("autoscaling");
     private static final String NAMESPACE = "granary";
     private static final String HOOK = "granary-scheduler-hook";
+    private static final String OPERATOR = "granary-operator";
     private static final String DATASET_LABEL = "granary.io/dataset";
     /** The label each manifest gives its pods, naming the workload; NetworkPolicies select Granary's pods by it. */
     private static final String NAME_LABEL = "app.kubernetes.io/name";
@@ -146,11 +148,14 @@ class KubernetesManifestsTest {
     void everyManifestParsesIntoItsTypedClass() {
         assertThat(everything.all()).hasSizeGreaterThan(20);
         // fabric8 reads a kind it has no class for as a generic object: a misspelled kind or apiVersion, or an
-        // operator's kind. Only the examples may hold one, and only Strimzi's.
+        // operator's kind. Only the examples may hold one: Strimzi's, or Granary's own (the operator's tests check
+        // those against the CRDs' schemas).
         assertThat(base.all()).filteredOn(m -> m.resource() instanceof GenericKubernetesResource)
                 .as("documents of a kind fabric8 has no class for").isEmpty();
-        assertThat(everything.all(GenericKubernetesResource.class))
-                .allSatisfy(o -> assertThat(o.getApiVersion()).startsWith("kafka.strimzi.io/"));
+        assertThat(everything.all(GenericKubernetesResource.class)).allSatisfy(o -> assertThat(o.getApiVersion())
+                .matches(version -> version.startsWith("kafka.strimzi.io/") || version.equals("granary.io/v1alpha1")));
+        assertThat(base.all(CustomResourceDefinition.class)).extracting(crd -> crd.getSpec().getNames().getKind())
+                .containsExactlyInAnyOrder("Dataset", "DataLoad");
     }
 
     @Test
@@ -383,12 +388,13 @@ class KubernetesManifestsTest {
     }
 
     @Test
-    void hookMayOnlyReadNodes() {
+    void hookMayOnlyReadNodesAndDatasets() {
         String account = base.workload(HOOK).pod().getServiceAccountName();
 
-        // The only other binding is TokenReview's, to the built-in system:auth-delegator.
+        // The others are TokenReview's, to the built-in system:auth-delegator, and the operator's.
         assertThat(base.all(ClusterRoleBinding.class))
                 .filteredOn(binding -> !binding.getRoleRef().getName().equals(AUTH_DELEGATOR))
+                .filteredOn(binding -> binding.getSubjects().stream().anyMatch(s -> s.getName().equals(account)))
                 .singleElement().satisfies(binding -> {
                     assertThat(binding.getSubjects()).singleElement().satisfies(subject -> {
                         assertThat(subject.getKind()).isEqualTo("ServiceAccount");
@@ -398,17 +404,48 @@ class KubernetesManifestsTest {
                     assertThat(binding.getRoleRef().getKind()).isEqualTo("ClusterRole");
                     ClusterRole role = base.get(ClusterRole.class, null, binding.getRoleRef().getName());
                     assertThat(role.getAggregationRule()).isNull();
-                    assertThat(role.getRules()).singleElement().satisfies(rule -> {
-                        assertThat(rule.getApiGroups()).containsExactly("");
-                        assertThat(rule.getResources()).containsExactly("nodes");
+                    assertThat(role.getRules()).hasSize(2).allSatisfy(rule -> {
                         assertThat(rule.getVerbs()).containsExactlyInAnyOrder("get", "list", "watch");
                         assertThat(rule.getResourceNames()).isEmpty();
                         assertThat(rule.getNonResourceURLs()).isEmpty();
                     });
+                    // Nodes for their topology; Datasets for the Granary name a pod's dataset label means.
+                    assertThat(role.getRules()).extracting(rule -> String.join(",", rule.getApiGroups()) + " "
+                            + String.join(",", rule.getResources())).containsExactly(" nodes", "granary.io datasets");
                 });
-        assertThat(base.all(ClusterRole.class)).hasSize(1);
-        assertThat(base.all(Role.class)).isEmpty();
-        assertThat(base.all(RoleBinding.class)).isEmpty();
+        assertThat(base.all(ClusterRole.class)).hasSize(2);
+        assertThat(base.all(RoleBinding.class)).allSatisfy(binding -> assertThat(binding.getSubjects())
+                .noneMatch(subject -> subject.getName().equals(account)));
+    }
+
+    @Test
+    void operatorMayOnlyTouchItsResourcesTheirVolumesAndTheNamesOfSecrets() {
+        String account = base.workload(OPERATOR).pod().getServiceAccountName();
+        ClusterRoleBinding binding = base.all(ClusterRoleBinding.class).stream()
+                .filter(b -> b.getSubjects().stream().anyMatch(s -> s.getName().equals(account))).findFirst()
+                .orElseThrow(() -> new AssertionError("the operator is bound to no ClusterRole"));
+        assertThat(binding.getSubjects()).singleElement().satisfies(subject -> {
+            assertThat(subject.getKind()).isEqualTo("ServiceAccount");
+            assertThat(subject.getNamespace()).isEqualTo(NAMESPACE);
+        });
+        ClusterRole role = base.get(ClusterRole.class, null, binding.getRoleRef().getName());
+        assertThat(role.getRules()).extracting(rule -> String.join(",", rule.getApiGroups()) + " "
+                        + String.join(",", rule.getResources()) + " " + String.join(",", rule.getVerbs()))
+                .containsExactlyInAnyOrder(
+                        "granary.io datasets,dataloads get,list,watch,update,patch,delete",
+                        "granary.io datasets/status,dataloads/status get,update,patch",
+                        " persistentvolumes,persistentvolumeclaims get,list,watch,create,delete");
+        // Secrets: get, in Granary's namespace only, to see that a Dataset's credentialsRef exists.
+        RoleBinding secrets = base.all(RoleBinding.class).stream()
+                .filter(b -> b.getSubjects().stream().anyMatch(s -> s.getName().equals(account))).findFirst()
+                .orElseThrow();
+        assertThat(secrets.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
+        Role secretsRole = base.get(Role.class, NAMESPACE, secrets.getRoleRef().getName());
+        assertThat(secretsRole.getRules()).singleElement().satisfies(rule -> {
+            assertThat(rule.getResources()).containsExactly("secrets");
+            assertThat(rule.getVerbs()).containsExactly("get");
+        });
+        assertThat(base.all(Role.class)).hasSize(1);
     }
 
     // Every workload.
@@ -416,8 +453,9 @@ class KubernetesManifestsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("deployments")
     void onlyTheHookAndTheTokenReviewersMountAServiceAccountToken(Manifests deployment) {
-        // The hook reads nodes; the reviewers post TokenReviews. Nothing else has business with the API server.
-        Set<String> withToken = Set.copyOf(Stream.concat(Stream.of(HOOK),
+        // The hook reads nodes; the operator reconciles its resources; the reviewers post TokenReviews. Nothing else
+        // has business with the API server.
+        Set<String> withToken = Set.copyOf(Stream.concat(Stream.of(HOOK, OPERATOR),
                 tokenReviewers(deployment).stream().map(Workload::name)).toList());
         assertThat(deployment.workloads()).extracting(w -> w.pod().getServiceAccountName()).doesNotHaveDuplicates();
         assertThat(deployment.workloads()).allSatisfy(workload -> {
@@ -562,14 +600,14 @@ class KubernetesManifestsTest {
             }
         }
         assertThat(withSecretsDir).containsExactlyInAnyOrder("granary-metadata", "granary-block", "granary-preload",
-                "granary-gateway", "granary-fuse", HOOK);
+                "granary-gateway", "granary-fuse", HOOK, OPERATOR);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("deployments")
     void everyServiceMountsTheClusterCredentialAndAllButTheHookTheIdentities(Manifests deployment) {
         // Every service calls others (the hook, the metadata-service) with the cluster credential.
-        assertThat(deployment.workloads()).hasSize(6).allSatisfy(workload ->
+        assertThat(deployment.workloads()).hasSize(7).allSatisfy(workload ->
                 assertThat(secretsOf(workload)).as(workload + " " + CLUSTER_SECRET)
                         .filteredOn(s -> s.getName().equals(CLUSTER_SECRET)).singleElement().satisfies(secret -> {
                             // Required: without the token a service does not start, and a pod that waits for its
@@ -578,7 +616,9 @@ class KubernetesManifestsTest {
                             assertThat(secret.getItems()).extracting(KeyToPath::getKey, KeyToPath::getPath)
                                     .containsExactly(tuple("token", CLUSTER_SECRET + "/token"));
                         }));
-        List<Workload> services = deployment.workloads().stream().filter(workload -> !workload.name().equals(HOOK)).toList();
+        // The hook and the operator check no caller (they serve no API): no identities.
+        List<Workload> services = deployment.workloads().stream()
+                .filter(workload -> !workload.name().equals(HOOK) && !workload.name().equals(OPERATOR)).toList();
         assertThat(services).hasSize(5).allSatisfy(workload ->
                 assertThat(secretsOf(workload)).as(workload + " " + ACCESS_SECRET)
                         .filteredOn(s -> s.getName().equals(ACCESS_SECRET)).singleElement().satisfies(secret -> {
@@ -587,12 +627,13 @@ class KubernetesManifestsTest {
                                     .containsExactly(tuple("identities.json", ACCESS_SECRET + "/identities.json"));
                         }));
         // The hook checks no caller (the API server calls it over TLS): no identities, in no volume of its pods.
-        Workload hook = deployment.workload(HOOK);
-        Stream<String> hookSecrets = hook.pod().getVolumes().stream().flatMap(volume -> Stream.concat(
-                Stream.ofNullable(volume.getSecret()).map(secret -> secret.getSecretName()),
-                Stream.ofNullable(volume.getProjected()).flatMap(projected -> projected.getSources().stream())
-                        .map(VolumeProjection::getSecret).filter(Objects::nonNull).map(SecretProjection::getName)));
-        assertThat(hookSecrets).doesNotContain(ACCESS_SECRET);
+        for (String name : List.of(HOOK, OPERATOR)) {
+            Stream<String> secrets = deployment.workload(name).pod().getVolumes().stream().flatMap(volume -> Stream.concat(
+                    Stream.ofNullable(volume.getSecret()).map(secret -> secret.getSecretName()),
+                    Stream.ofNullable(volume.getProjected()).flatMap(projected -> projected.getSources().stream())
+                            .map(VolumeProjection::getSecret).filter(Objects::nonNull).map(SecretProjection::getName)));
+            assertThat(secrets).as(name).doesNotContain(ACCESS_SECRET);
+        }
     }
 
     @Test
@@ -774,7 +815,9 @@ class KubernetesManifestsTest {
             ContainerPort port = service.port(new IntOrString(number))
                     .orElseThrow(() -> new AssertionError(service + " has no port " + number));
             List<NetworkPolicyPeer> peers = ingressTo(service, port).stream().flatMap(rule -> rule.getFrom().stream()).toList();
-            assertThat(base.workloads()).allSatisfy(caller -> assertThat(peers)
+            // The operator calls the metadata-service and the preload-service, never a worker.
+            assertThat(base.workloads()).filteredOn(caller -> !(caller.name().equals(OPERATOR) && number == 8082))
+                    .allSatisfy(caller -> assertThat(peers)
                     .as(caller + " reaches " + service + " on " + number)
                     .anySatisfy(peer -> assertThat(selects(peer.getPodSelector(), caller.podLabels())).isTrue()));
         });
@@ -799,7 +842,7 @@ class KubernetesManifestsTest {
                 .flatMap(workload -> workload.containers().stream()).filter(KubernetesManifestsTest::isGranaryService)
                 .toList();
 
-        assertThat(clients).hasSize(5).allSatisfy(container ->
+        assertThat(clients).hasSize(6).allSatisfy(container ->
                 assertThat(container.getEnvFrom()).as(container.getName())
                         .extracting(EnvFromSource::getConfigMapRef).isNotEmpty()
                         .anySatisfy(ref -> assertThat(ref.getName()).isEqualTo(kafka.getMetadata().getName())));
@@ -1064,7 +1107,8 @@ class KubernetesManifestsTest {
     private static List<Path> manifestFiles() throws IOException {
         try (Stream<Path> files = Files.walk(K8S)) {
             return files.filter(file -> NOT_MANIFESTS.stream().noneMatch(file::startsWith))
-                    .filter(file -> file.getFileName().toString().endsWith(".yaml"))
+                    .filter(file -> file.getFileName().toString().endsWith(".yaml")
+                            || file.getFileName().toString().endsWith(".yml"))  // the CRDs, as their generator names them
                     .filter(file -> !file.getFileName().toString().equals(Kustomization.FILE_NAME))
                     .sorted()
                     .toList();

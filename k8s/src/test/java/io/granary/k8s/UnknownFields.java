@@ -32,8 +32,9 @@ final class UnknownFields {
             for (Method getter : getters(resource.getClass())) {
                 Object value = get(getter, resource);
                 String field = fieldName(getter);
-                if (field.equals("additionalProperties")) {
-                    ((Map<?, ?>) value).keySet().forEach(key -> found.add(join(path, String.valueOf(key))));
+                // A schema's own additionalProperties (a CRD's) is a field of the model, not what it did not know.
+                if (field.equals("additionalProperties") && value instanceof Map<?, ?> unknown) {
+                    unknown.keySet().forEach(key -> found.add(join(path, String.valueOf(key))));
                 } else {
                     walk(value, join(path, field), found);
                 }

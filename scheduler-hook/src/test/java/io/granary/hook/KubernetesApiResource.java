@@ -1,6 +1,8 @@
 package io.granary.hook;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.granary.hook.datasets.DatasetResources;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -34,6 +36,12 @@ public class KubernetesApiResource implements QuarkusTestResourceLifecycleManage
             node(client, "node-b", "node-b", "zone-1", "region-1");
             node(client, "node-c", "node-c.example.internal", "zone-2", "region-1");
             node(client, "node-d", "node-d", "zone-3", "region-2");
+            // The operator's Dataset photos of namespace ml-team: the Granary dataset ml-team-photos.
+            client.genericKubernetesResources(DatasetResources.DATASETS).inNamespace("ml-team")
+                    .resource(new GenericKubernetesResourceBuilder().withApiVersion("granary.io/v1alpha1")
+                            .withKind("Dataset").withNewMetadata().withName("photos").withNamespace("ml-team")
+                            .endMetadata().addToAdditionalProperties("status", Map.of("granaryName", "ml-team-photos"))
+                            .build()).create();
         }
         return Map.of("granary.hook.kubernetes.url", server.url("/"));
     }

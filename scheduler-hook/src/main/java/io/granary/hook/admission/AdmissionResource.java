@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.admission.v1.AdmissionRequest;
 import io.granary.hook.client.CacheLocation;
 import io.granary.hook.client.CacheLocator;
 import io.granary.hook.config.HookConfig;
+import io.granary.hook.datasets.DatasetResources;
 import io.granary.hook.metrics.HookMetrics.Outcome;
 import io.granary.hook.metrics.HookMetrics;
 import io.micrometer.core.instrument.Timer;
@@ -44,9 +45,12 @@ public class AdmissionResource {
     private final CacheLocator locator;
     private final PodMutation mutation;
     private final HookMetrics metrics;
+    private final DatasetResources datasets;
 
-    AdmissionResource(HookConfig config, CacheLocator locator, PodMutation mutation, HookMetrics metrics) {
+    AdmissionResource(HookConfig config, CacheLocator locator, PodMutation mutation, HookMetrics metrics,
+                      DatasetResources datasets) {
         this.config = config;
+        this.datasets = datasets;
         this.locator = locator;
         this.mutation = mutation;
         this.metrics = metrics;
@@ -59,7 +63,8 @@ public class AdmissionResource {
             return CompletableFuture.completedFuture(unchanged(request, List.of()));
         }
         Pod pod = reviews.pod(request);
-        OptIn optIn = OptIn.of(pod.getMetadata());
+        OptIn optIn = OptIn.of(pod.getMetadata())
+                .named(name -> datasets.granaryName(request.getNamespace(), name));
         if (optIn.datasets().isEmpty()) {
             return CompletableFuture.completedFuture(unchanged(request, optIn.warnings()));
         }

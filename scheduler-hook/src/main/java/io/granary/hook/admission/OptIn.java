@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * What a pod asks of Granary through its labels and annotations. Bad values never block the pod: each becomes
@@ -50,6 +51,14 @@ public record OptIn(List<String> datasets, boolean required, Optional<String> mo
         }
         return new OptIn(List.copyOf(datasets), "required".equals(sched),
                 mountPath(annotations.get(MOUNT_ANNOTATION), warnings), List.copyOf(warnings));
+    }
+
+    /**
+     * The same opt-in with each name as Granary knows it: a pod's name may be its namespace's Dataset resource's
+     * ({@code imagenet} for {@code ml-imagenet}).
+     */
+    public OptIn named(UnaryOperator<String> granaryName) {
+        return new OptIn(datasets.stream().map(granaryName).distinct().toList(), required, mountPath, warnings);
     }
 
     private static void addDataset(Set<String> datasets, List<String> warnings, String where, String name) {

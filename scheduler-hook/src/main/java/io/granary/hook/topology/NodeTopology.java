@@ -1,12 +1,8 @@
 package io.granary.hook.topology;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.granary.hook.config.HookConfig;
+import io.granary.hook.client.KubernetesApi;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -26,44 +22,23 @@ public class NodeTopology {
     private static final Logger LOG = Logger.getLogger(NodeTopology.class);
     private static final long RESYNC_MILLIS = TimeUnit.MINUTES.toMillis(10);
 
-    private final HookConfig config;
-    private volatile KubernetesClient client;
+    private final KubernetesApi api;
     private volatile SharedIndexInformer<Node> nodes;
 
-    NodeTopology(HookConfig config) {
-        this.config = config;
+    NodeTopology(KubernetesApi api) {
+        this.api = api;
     }
 
     void start(@Observes StartupEvent event) {
-        if (!config.kubernetes().enabled()) {
-            LOG.info("node topology off (granary.hook.kubernetes.enabled=false): no zone or region terms");
-            return;
-        }
-        Config clientConfig = config.kubernetes().url()
-                .map(url -> new ConfigBuilder().withMasterUrl(url.toString()).build())
-                .orElseGet(() -> Config.autoConfigure(null));
-        client = new KubernetesClientBuilder().withConfig(clientConfig).build();
-        nodes = client.nodes().runnableInformer(RESYNC_MILLIS);
-        // fabric8 stops an informer on an error before its first list; keep trying instead (RBAC fixed later, API
-        // server briefly away): until then pods get node terms only.
-        nodes.exceptionHandler((started, failure) -> {
-            LOG.warnf("watching nodes on %s: %s; retrying", clientConfig.getMasterUrl(), failure.toString());
-            return true;
-        });
-        // Never hold start-up: until the first list arrives, nodes are simply unknown.
-        nodes.start().whenComplete((ignored, failure) -> {
-            if (failure == null) {
-                LOG.infof("watching node topology on %s", clientConfig.getMasterUrl());
-            }
-        });
+        api.client().ifPresentOrElse(client -> {
+            nodes = client.nodes().runnableInformer(RESYNC_MILLIS);
+            KubernetesApi.keepWatching(nodes, "node topology", client);
+        }, () -> LOG.info("node topology off (granary.hook.kubernetes.enabled=false): no zone or region terms"));
     }
 
     void stop(@Observes ShutdownEvent event) {
         if (nodes != null) {
             nodes.close();
-        }
-        if (client != null) {
-            client.close();
         }
     }
 

@@ -79,7 +79,7 @@ class AdmissionTest {
     @BeforeAll
     void cacheSomeData() throws Exception {
         RestAssuredAuth.asCluster();  // the datasets are made as Granary's services would make them
-        for (String dataset : List.of("imagenet", "coco", "fresh", "orphan")) {
+        for (String dataset : List.of("imagenet", "coco", "fresh", "orphan", "ml-team-photos")) {
             Files.createDirectories(localRoot.resolve(dataset));
             given().contentType(ContentType.JSON)
                     .body(Map.of("name", dataset, "mounts", List.of(Map.of("uri", localRoot.resolve(dataset).toUri().toString()))))
@@ -265,6 +265,21 @@ class AdmissionTest {
         JsonNode badAnswer = Reviews.post(mutate, badMount);
         assertThat(badAnswer.path("response").path("warnings").toString()).contains("granary.io/mount");
         assertThat(Reviews.patched(badMount, badAnswer).path("spec").path("volumes")).hasSize(1);
+    }
+
+    @Test
+    void aDatasetLabelNamesTheDatasetResourceOfThePodsNamespace() {
+        // The pod is in ml-team, whose Dataset photos is the Granary dataset ml-team-photos (KubernetesApiResource).
+        ObjectNode review = Reviews.label(Reviews.podCreate(), "granary.io/dataset", "photos");
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonNode answer = Reviews.post(mutate, review);
+            assertThat(answer.path("response").path("warnings").toString()).doesNotContain("no dataset");
+            assertThat(Terms.env(Reviews.patched(review, answer).path("spec").path("containers").get(0),
+                    "GRANARY_DATASETS")).isEqualTo("ml-team-photos");
+        });
+        ObjectNode cli = Reviews.label(Reviews.podCreate(), "granary.io/dataset", "coco");
+        assertThat(Terms.env(Reviews.patched(cli, Reviews.post(mutate, cli)).path("spec").path("containers").get(0),
+                "GRANARY_DATASETS")).as("a name no Dataset of the namespace has is Granary's own").isEqualTo("coco");
     }
 
     @Test
