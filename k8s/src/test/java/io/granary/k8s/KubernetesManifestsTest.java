@@ -155,7 +155,7 @@ class KubernetesManifestsTest {
         assertThat(everything.all(GenericKubernetesResource.class)).allSatisfy(o -> assertThat(o.getApiVersion())
                 .matches(version -> version.startsWith("kafka.strimzi.io/") || version.equals("granary.io/v1alpha1")));
         assertThat(base.all(CustomResourceDefinition.class)).extracting(crd -> crd.getSpec().getNames().getKind())
-                .containsExactlyInAnyOrder("Dataset", "DataLoad");
+                .containsExactlyInAnyOrder("Dataset", "DataLoad", "CacheRuntime");
     }
 
     @Test
@@ -419,7 +419,7 @@ class KubernetesManifestsTest {
     }
 
     @Test
-    void operatorMayOnlyTouchItsResourcesTheirVolumesAndTheNamesOfSecrets() {
+    void operatorMayOnlyTouchItsResourcesTheirVolumesTheWorkersAndTheNamesOfSecrets() {
         String account = base.workload(OPERATOR).pod().getServiceAccountName();
         ClusterRoleBinding binding = base.all(ClusterRoleBinding.class).stream()
                 .filter(b -> b.getSubjects().stream().anyMatch(s -> s.getName().equals(account))).findFirst()
@@ -432,19 +432,18 @@ class KubernetesManifestsTest {
         assertThat(role.getRules()).extracting(rule -> String.join(",", rule.getApiGroups()) + " "
                         + String.join(",", rule.getResources()) + " " + String.join(",", rule.getVerbs()))
                 .containsExactlyInAnyOrder(
-                        "granary.io datasets,dataloads get,list,watch,update,patch,delete",
-                        "granary.io datasets/status,dataloads/status get,update,patch",
+                        "granary.io datasets,dataloads,cacheruntimes get,list,watch,update,patch,delete",
+                        "granary.io datasets/status,dataloads/status,cacheruntimes/status get,update,patch",
                         " persistentvolumes,persistentvolumeclaims get,list,watch,create,delete");
-        // Secrets: get, in Granary's namespace only, to see that a Dataset's credentialsRef exists.
-        RoleBinding secrets = base.all(RoleBinding.class).stream()
+        // In Granary's namespace only: get Secrets (a Dataset's credentialsRef exists), and scale the workers.
+        RoleBinding local = base.all(RoleBinding.class).stream()
                 .filter(b -> b.getSubjects().stream().anyMatch(s -> s.getName().equals(account))).findFirst()
                 .orElseThrow();
-        assertThat(secrets.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
-        Role secretsRole = base.get(Role.class, NAMESPACE, secrets.getRoleRef().getName());
-        assertThat(secretsRole.getRules()).singleElement().satisfies(rule -> {
-            assertThat(rule.getResources()).containsExactly("secrets");
-            assertThat(rule.getVerbs()).containsExactly("get");
-        });
+        assertThat(local.getMetadata().getNamespace()).isEqualTo(NAMESPACE);
+        assertThat(base.get(Role.class, NAMESPACE, local.getRoleRef().getName()).getRules())
+                .extracting(rule -> String.join(",", rule.getApiGroups()) + " "
+                        + String.join(",", rule.getResources()) + " " + String.join(",", rule.getVerbs()))
+                .containsExactlyInAnyOrder(" secrets get", "apps statefulsets,statefulsets/scale get,update,patch");
         assertThat(base.all(Role.class)).hasSize(1);
     }
 

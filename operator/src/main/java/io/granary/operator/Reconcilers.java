@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.granary.operator.config.OperatorConfig;
 import io.granary.operator.dataload.DataLoadReconciler;
 import io.granary.operator.dataset.DatasetReconciler;
+import io.granary.operator.runtime.CacheRuntimeReconciler;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
@@ -28,13 +29,15 @@ public class Reconcilers {
     private final OperatorConfig config;
     private final DatasetReconciler datasets;
     private final DataLoadReconciler loads;
+    private final CacheRuntimeReconciler runtimes;
     private Operator operator;
-    private KubernetesClient client;
 
-    Reconcilers(OperatorConfig config, DatasetReconciler datasets, DataLoadReconciler loads) {
+    Reconcilers(OperatorConfig config, DatasetReconciler datasets, DataLoadReconciler loads,
+                CacheRuntimeReconciler runtimes) {
         this.config = config;
         this.datasets = datasets;
         this.loads = loads;
+        this.runtimes = runtimes;
     }
 
     void onStart(@Observes StartupEvent started) {
@@ -51,13 +54,14 @@ public class Reconcilers {
     public synchronized void start() {
         ConfigBuilder kubernetes = new ConfigBuilder();
         config.kubernetesUrl().ifPresent(kubernetes::withMasterUrl);
-        client = new KubernetesClientBuilder().withConfig(kubernetes.build()).build();
+        KubernetesClient client = new KubernetesClientBuilder().withConfig(kubernetes.build()).build();
         operator = new Operator(o -> o.withKubernetesClient(client).withUseSSAToPatchPrimaryResource(false)
                 .withCloseClientOnStop(true));
         operator.register(datasets, this::configure);
         operator.register(loads, this::configure);
+        operator.register(runtimes, this::configure);
         operator.start();
-        LOG.infof("Reconciling Datasets and DataLoads in %s", config.namespaces()
+        LOG.infof("Reconciling Datasets, DataLoads and CacheRuntimes in %s", config.namespaces()
                 .map(namespaces -> "namespaces " + namespaces).orElse("every namespace"));
     }
 

@@ -24,7 +24,7 @@ class CrdSchemasTest {
 
     @Test
     void theCrdsAreGeneratedForEveryKind() {
-        assertThat(SCHEMAS.kinds()).containsExactlyInAnyOrder("Dataset", "DataLoad");
+        assertThat(SCHEMAS.kinds()).containsExactlyInAnyOrder("Dataset", "DataLoad", "CacheRuntime");
     }
 
     @Test
@@ -114,6 +114,39 @@ class CrdSchemasTest {
                   files: [a/b.tar]
                   schedule: "*/5 * * * *"
                 """))).isEmpty();
+    }
+
+    @Test
+    void aCacheRuntimeNeedsReplicasAndWholeLevels() {
+        assertThat(SCHEMAS.refusals(cacheRuntime("""
+                  levels: []
+                """))).singleElement().asString().contains("replicas");
+        assertThat(SCHEMAS.refusals(cacheRuntime("""
+                  replicas: 2
+                  levels:
+                    - medium: RAM
+                      path: /var/lib/granary/mem
+                      quota: 2GiB
+                """))).singleElement().asString().contains("medium");
+        assertThat(SCHEMAS.refusals(cacheRuntime("""
+                  replicas: 2
+                  levels:
+                    - medium: SSD
+                      path: /var/lib/granary/cache/ssd
+                """))).singleElement().asString().contains("quota");
+        assertThat(SCHEMAS.refusals(cacheRuntime("""
+                  replicas: -1
+                """))).singleElement().asString().contains("replicas");
+    }
+
+    private static String cacheRuntime(String spec) {
+        return """
+                apiVersion: granary.io/v1alpha1
+                kind: CacheRuntime
+                metadata:
+                  name: granary-block
+                spec:
+                """ + spec;
     }
 
     private static String dataset(String spec) {

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.granary.devstack.testing.InjectStack;
@@ -18,6 +19,9 @@ import io.granary.operator.dataset.DatasetReconciler;
 import io.granary.operator.dataset.DatasetResource;
 import io.granary.operator.dataset.DatasetResourceSpec;
 import io.granary.operator.dataset.DatasetResourceStatus;
+import io.granary.operator.runtime.CacheLevel;
+import io.granary.operator.runtime.CacheRuntimeResource;
+import io.granary.operator.runtime.CacheRuntimeSpec;
 import io.granary.operator.status.Condition;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
@@ -48,7 +52,11 @@ import static org.awaitility.Awaitility.await;
 @QuarkusTest
 @QuarkusTestResource(value = KubernetesApiResource.class, restrictToAnnotatedClass = true)
 @QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = true,
-        initArgs = @ResourceArg(name = "services", value = "metadata-service,block-service,preload-service"))
+        initArgs = {
+                @ResourceArg(name = "services", value = "metadata-service,block-service,block-service,preload-service"),
+                // The workers of a StatefulSet granary-block: their ids are their pods' names.
+                @ResourceArg(name = "block-service:granary.block.worker-id", value = "granary-block-0"),
+                @ResourceArg(name = "block-service-2:granary.block.worker-id", value = "granary-block-1")})
 class OperatorTest {
 
     private static final String NAMESPACE = "team-a";
@@ -276,6 +284,69 @@ class OperatorTest {
         DataLoadResource complete = awaitLoad("warm-shards", l -> "Complete".equals(loadPhase(l)));
         assertThat(complete.getStatus().loadId()).as("the load started before the restart, not a second")
                 .isEqualTo(started);
+    }
+
+    @Test
+    void aCacheRuntimeScalesTheWorkersAndDrainsThoseThatGoFirst() {
+        kubernetes.apps().statefulSets().inNamespace(KubernetesApiResource.GRANARY_NAMESPACE).resource(
+                new StatefulSetBuilder().withNewMetadata().withName("granary-block").endMetadata()
+                        .withNewSpec().withReplicas(2).withNewTemplate().withNewSpec().addNewContainer()
+                        .withName("block-service").withImage("ghcr.io/granary/block-service:0.1.0")
+                        .addNewVolumeMount().withName("mem").withMountPath("/var/lib/granary/mem").endVolumeMount()
+                        .addNewVolumeMount().withName("ssd").withMountPath("/var/lib/granary/cache").endVolumeMount()
+                        .addNewEnv().withName("GRANARY_BLOCK_LEVELS_0__PATHS").withValue("/var/lib/granary/mem")
+                        .endEnv().endContainer().endSpec().endTemplate().endSpec().build()).create();
+        CacheRuntimeResource runtime = new CacheRuntimeResource();
+        runtime.setMetadata(new ObjectMetaBuilder().withName("workers")
+                .withNamespace(KubernetesApiResource.GRANARY_NAMESPACE).build());
+        runtime.setSpec(new CacheRuntimeSpec(null, null, 3, List.of(
+                new CacheLevel("MEM", "/var/lib/granary/mem", "1GiB", null, null),
+                new CacheLevel("SSD", "/var/lib/granary/cache/ssd", "50GiB", 0.9, 0.6))));
+        kubernetes.resource(valid(runtime)).create();
+
+        await().atMost(SLOW).until(() -> replicas("granary-block") == 3);
+        assertThat(kubernetes.apps().statefulSets().inNamespace(KubernetesApiResource.GRANARY_NAMESPACE)
+                .withName("granary-block").get().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+                .extracting(e -> e.getName() + "=" + e.getValue())
+                .contains("GRANARY_BLOCK_LEVELS_0__MEDIUM=MEM", "GRANARY_BLOCK_LEVELS_0__QUOTA=1GiB",
+                        "GRANARY_BLOCK_LEVELS_1__PATHS=/var/lib/granary/cache/ssd", "GRANARY_BLOCK_LEVELS_1__HIGH=0.9");
+
+        // Both workers live (another test restarts the metadata-service, which must hear them again).
+        await().atMost(SLOW).until(() -> RestAssured.get(metadataUrl + "/api/v1/workers").then().extract()
+                .jsonPath().getList("findAll { it.live }.id"), live -> live.containsAll(
+                List.of("granary-block-0", "granary-block-1")));
+        try {
+            kubernetes.resources(CacheRuntimeResource.class).inNamespace(KubernetesApiResource.GRANARY_NAMESPACE)
+                    .withName("workers").edit(r -> {
+                        r.setSpec(new CacheRuntimeSpec(null, null, 1, r.getSpec().levels()));
+                        return r;
+                    });
+            // granary-block-1 is a live worker and goes: drained first. granary-block-2 never ran.
+            await().atMost(SLOW).until(() -> replicas("granary-block") == 1);
+            assertThat(drainPhase("granary-block-1")).as("the leaving worker was drained before it went")
+                    .isEqualTo("Drained");
+            assertThat(drainPhase("granary-block-0")).as("the staying one was not").isNull();
+            CacheRuntimeResource scaled = await().atMost(SLOW).until(() -> kubernetes
+                    .resources(CacheRuntimeResource.class).inNamespace(KubernetesApiResource.GRANARY_NAMESPACE)
+                    .withName("workers").get(), r -> r.getStatus() != null && "Ready".equals(r.getStatus().phase())
+                    && Integer.valueOf(1).equals(r.getStatus().replicas()));
+            assertThat(scaled.getStatus().draining()).isEmpty();
+        } finally {
+            RestAssured.delete(metadataUrl + "/api/v1/workers/granary-block-1/drain");  // it rejoins the others
+        }
+    }
+
+    private int replicas(String statefulSet) {
+        return kubernetes.apps().statefulSets().inNamespace(KubernetesApiResource.GRANARY_NAMESPACE)
+                .withName(statefulSet).get().getSpec().getReplicas();
+    }
+
+    /** Asked of the worker itself: the metadata-service learns it from heartbeats, which another test delays. */
+    private String drainPhase(String worker) {
+        String address = RestAssured.get(metadataUrl + "/api/v1/workers").then().statusCode(200).extract()
+                .jsonPath().getString("find { it.id == '" + worker + "' }.address");
+        var answer = RestAssured.get(address + "/worker/drain");
+        return answer.statusCode() == 404 ? null : answer.then().statusCode(200).extract().path("phase");
     }
 
     private Path files(String dir, int count, int size) throws IOException {
