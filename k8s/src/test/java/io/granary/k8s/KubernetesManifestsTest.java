@@ -434,7 +434,8 @@ class KubernetesManifestsTest {
                 .containsExactlyInAnyOrder(
                         "granary.io datasets,dataloads,cacheruntimes get,list,watch,update,patch,delete",
                         "granary.io datasets/status,dataloads/status,cacheruntimes/status get,update,patch",
-                        " persistentvolumes,persistentvolumeclaims get,list,watch,create,delete");
+                        " persistentvolumes,persistentvolumeclaims get,list,watch,create,delete",
+                        " events create");
         // In Granary's namespace only: get Secrets (a Dataset's credentialsRef exists), and scale the workers.
         RoleBinding local = base.all(RoleBinding.class).stream()
                 .filter(b -> b.getSubjects().stream().anyMatch(s -> s.getName().equals(account))).findFirst()

@@ -127,6 +127,10 @@ class OperatorTest {
         assertThat(claim.getSpec().getVolumeName()).as("and the claim to the volume").isEqualTo("granary-team-a-photos");
         assertThat(claim.getMetadata().getOwnerReferences()).singleElement()
                 .satisfies(owner -> assertThat(owner.getUid()).isEqualTo(bound.getMetadata().getUid()));
+        assertThat(kubernetes.v1().events().inNamespace(NAMESPACE).list().getItems())
+                .filteredOn(event -> event.getInvolvedObject().getName().equals("photos"))
+                .as("kubectl describe tells it").extracting(e -> e.getType() + " " + e.getReason())
+                .contains("Normal Bound");
         assertThat(volume.getSpec().getNodeAffinity().getRequired().getNodeSelectorTerms().get(0)
                 .getMatchExpressions()).as("only the cache nodes, which run the FUSE client")
                 .anySatisfy(term -> assertThat(term.getKey()).isEqualTo("granary.io/cache-node"));
@@ -190,6 +194,9 @@ class OperatorTest {
         assertThat(ready(refused)).extracting(Condition::status, Condition::reason)
                 .containsExactly("False", "InvalidSpec");
         assertThat(ready(refused).message()).startsWith("metadata.name: ");
+        assertThat(kubernetes.v1().events().inNamespace(longNamespace).list().getItems())
+                .extracting(e -> e.getType() + " " + e.getReason() + " " + e.getInvolvedObject().getKind())
+                .contains("Warning InvalidSpec Dataset");
 
         DatasetResource badTtl = dataset("bad-ttl", localRoot, false);
         badTtl.setSpec(new DatasetResourceSpec(badTtl.getSpec().mounts(), null, null, null, "PT1X", null, null));

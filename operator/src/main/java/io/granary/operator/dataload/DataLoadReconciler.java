@@ -14,6 +14,7 @@ import io.granary.operator.granary.GranaryCalls;
 import io.granary.operator.granary.PreloadClient;
 import io.granary.operator.status.Condition;
 import io.granary.operator.status.Conditions;
+import io.granary.operator.status.ResourceEvents;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
@@ -60,6 +61,14 @@ public class DataLoadReconciler implements Reconciler<DataLoadResource>, Cleaner
 
     @Override
     public UpdateControl<DataLoadResource> reconcile(DataLoadResource resource, Context<DataLoadResource> context) {
+        List<Condition> before = resource.getStatus() == null ? null : resource.getStatus().conditions();
+        UpdateControl<DataLoadResource> control = converge(resource, context);
+        ResourceEvents.readyChanged(context.getClient(), resource, before, resource.getStatus() == null ? null
+                : resource.getStatus().conditions());
+        return control;
+    }
+
+    private UpdateControl<DataLoadResource> converge(DataLoadResource resource, Context<DataLoadResource> context) {
         DataLoadResourceSpec spec = resource.getSpec();
         String namespace = resource.getMetadata().getNamespace();
         DatasetResource dataset = spec == null || spec.dataset() == null ? null : context.getClient()
@@ -120,9 +129,11 @@ public class DataLoadReconciler implements Reconciler<DataLoadResource>, Cleaner
     public ErrorStatusUpdateControl<DataLoadResource> updateErrorStatus(DataLoadResource resource,
                                                                         Context<DataLoadResource> context,
                                                                         Exception e) {
+        List<Condition> before = resource.getStatus() == null ? null : resource.getStatus().conditions();
         boolean unreachable = GranaryCalls.unreachable(e);
         notReadyStatus(resource, unreachable ? "GranaryUnreachable" : "ReconcileFailed",
                 (unreachable ? "Granary could not be reached; retrying with backoff: " : "") + GranaryCalls.detail(e));
+        ResourceEvents.readyChanged(context.getClient(), resource, before, resource.getStatus().conditions());
         return ErrorStatusUpdateControl.patchStatus(resource);
     }
 

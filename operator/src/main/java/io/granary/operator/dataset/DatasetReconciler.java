@@ -17,6 +17,7 @@ import io.granary.operator.events.GranaryEvents;
 import io.granary.operator.granary.GranaryCalls;
 import io.granary.operator.status.Condition;
 import io.granary.operator.status.Conditions;
+import io.granary.operator.status.ResourceEvents;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
@@ -72,6 +73,14 @@ public class DatasetReconciler implements Reconciler<DatasetResource>, Cleaner<D
 
     @Override
     public UpdateControl<DatasetResource> reconcile(DatasetResource resource, Context<DatasetResource> context) {
+        List<Condition> before = resource.getStatus() == null ? null : resource.getStatus().conditions();
+        UpdateControl<DatasetResource> control = converge(resource, context);
+        ResourceEvents.readyChanged(context.getClient(), resource, before, resource.getStatus() == null ? null
+                : resource.getStatus().conditions());
+        return control;
+    }
+
+    private UpdateControl<DatasetResource> converge(DatasetResource resource, Context<DatasetResource> context) {
         String granaryName;
         DatasetSpec desired;
         try {
@@ -129,6 +138,7 @@ public class DatasetReconciler implements Reconciler<DatasetResource>, Cleaner<D
     public ErrorStatusUpdateControl<DatasetResource> updateErrorStatus(DatasetResource resource,
                                                                        Context<DatasetResource> context,
                                                                        Exception e) {
+        List<Condition> before = resource.getStatus() == null ? null : resource.getStatus().conditions();
         boolean unreachable = GranaryCalls.unreachable(e);
         LOG.debugf(e, "Dataset %s/%s not reconciled", resource.getMetadata().getNamespace(),
                 resource.getMetadata().getName());
@@ -139,6 +149,7 @@ public class DatasetReconciler implements Reconciler<DatasetResource>, Cleaner<D
                         (unreachable ? "Granary could not be reached; retrying with backoff: " : "")
                                 + GranaryCalls.detail(e)),
                 resource.getMetadata().getGeneration()));
+        ResourceEvents.readyChanged(context.getClient(), resource, before, resource.getStatus().conditions());
         return ErrorStatusUpdateControl.patchStatus(resource);
     }
 

@@ -11,6 +11,7 @@ import io.granary.operator.granary.GranaryCalls;
 import io.granary.operator.granary.WorkerClient;
 import io.granary.operator.status.Condition;
 import io.granary.operator.status.Conditions;
+import io.granary.operator.status.ResourceEvents;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
@@ -50,7 +51,15 @@ public class CacheRuntimeReconciler implements Reconciler<CacheRuntimeResource> 
     }
 
     @Override
-    public UpdateControl<CacheRuntimeResource> reconcile(CacheRuntimeResource runtime,
+    public UpdateControl<CacheRuntimeResource> reconcile(CacheRuntimeResource runtime, Context<CacheRuntimeResource> context) {
+        List<Condition> before = runtime.getStatus() == null ? null : runtime.getStatus().conditions();
+        UpdateControl<CacheRuntimeResource> control = converge(runtime, context);
+        ResourceEvents.readyChanged(context.getClient(), runtime, before, runtime.getStatus() == null ? null
+                : runtime.getStatus().conditions());
+        return control;
+    }
+
+    private UpdateControl<CacheRuntimeResource> converge(CacheRuntimeResource runtime,
                                                          Context<CacheRuntimeResource> context) {
         CacheRuntimeSpec spec = runtime.getSpec();
         KubernetesClient client = context.getClient();
@@ -105,6 +114,7 @@ public class CacheRuntimeReconciler implements Reconciler<CacheRuntimeResource> 
     public ErrorStatusUpdateControl<CacheRuntimeResource> updateErrorStatus(CacheRuntimeResource runtime,
                                                                             Context<CacheRuntimeResource> context,
                                                                             Exception e) {
+        List<Condition> before = runtime.getStatus() == null ? null : runtime.getStatus().conditions();
         boolean unreachable = GranaryCalls.unreachable(e);
         CacheRuntimeStatus known = runtime.getStatus();
         runtime.setStatus(new CacheRuntimeStatus("NotReady", known == null ? null : known.replicas(),
@@ -113,6 +123,7 @@ public class CacheRuntimeReconciler implements Reconciler<CacheRuntimeResource> 
                         unreachable ? "GranaryUnreachable" : "ReconcileFailed",
                         (unreachable ? "Granary could not be reached; retrying with backoff: " : "")
                                 + GranaryCalls.detail(e)), runtime.getMetadata().getGeneration()));
+        ResourceEvents.readyChanged(context.getClient(), runtime, before, runtime.getStatus().conditions());
         return ErrorStatusUpdateControl.patchStatus(runtime);
     }
 
