@@ -7,7 +7,7 @@ import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
 import io.granary.gateway.metrics.GatewayMetrics;
-import io.granary.kit.blockfile.BlockFileChanged;
+import io.granary.kit.blockfile.SendBroken;
 import io.granary.kit.blockfile.OpenBlockFile;
 import io.granary.kit.blockfile.ZeroCopy;
 import io.granary.kit.client.BlockClient;
@@ -133,8 +133,8 @@ final class ObjectStream {
                 reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());
                 reads.localReads.read(near, dataset.name(), blockId, slice.length(), true);
                 advance();
-            } else if (sent.cause() instanceof BlockFileChanged changed) {
-                fail(changed);
+            } else if (sent.cause() instanceof SendBroken broken) {
+                fail(broken);  // bytes of it may be out: the response breaks off and the client asks again
             } else if (!done.future().isComplete()) {
                 LOG.debugf("block %d of %s, followed as %s filled it, broke off after %d bytes: %s", slice.index(),
                         file.path(), near.id(), fill.sent(), sent.cause().getMessage());
@@ -154,9 +154,9 @@ final class ObjectStream {
                 reads.metrics.served(GatewayMetrics.SHORT_CIRCUIT, slice.length());
                 reads.localReads.read(local.owner(), dataset.name(), blockId, slice.length(), filled);
                 advance();
-            } else if (sent.cause() instanceof BlockFileChanged changed) {
-                LOG.warn(changed.getMessage());
-                fail(changed);  // bytes of it are out: the response breaks off and the client asks again
+            } else if (sent.cause() instanceof SendBroken broken) {
+                LOG.warn(broken.getMessage());
+                fail(broken);  // bytes of it may be out: the response breaks off and the client asks again
             } else if (!done.future().isComplete()) {
                 LOG.debugf("block %d of %s could not be sent from %s: %s", slice.index(), file.path(),
                         local.owner().id(), sent.cause().getMessage());

@@ -42,13 +42,17 @@ public final class ZeroCopy {
      * off and the client asks again, where it would have counted damaged bytes good.
      *
      * @return fails before any byte is sent when the file is shorter than that: the caller serves the range another
-     * way
+     * way; fails with {@link SendBroken} once bytes may be out (the caller breaks the response off)
      */
     public static Future<Void> send(HttpServerRequest request, OpenBlockFile file, long offset, long length) {
         if (file.size() < offset + length) {
             file.release();
             return Future.failedFuture(new IOException("the block file is shorter than expected: " + file.size()
                     + " bytes, not " + (offset + length)));
+        }
+        if (length == 0) {
+            file.release();
+            return Future.succeededFuture();
         }
         long most = length - 1;
         Future<Void> sent;
@@ -60,9 +64,10 @@ public final class ZeroCopy {
                     ? Unpooled.wrappedBuffer(file.mapped(offset, most)) : new Region(file, offset, most)).future();
         } catch (RuntimeException closed) {  // the response is over: the client went away
             file.release();
-            return Future.failedFuture(closed);
+            return Future.failedFuture(SendBroken.of(file.path(), closed));
         }
         return sent.compose(ignored -> lastByte(request, file, offset + length - 1))
+                .recover(failure -> Future.failedFuture(SendBroken.of(file.path(), failure)))
                 .onComplete(done -> file.release());
     }
 
@@ -86,7 +91,8 @@ public final class ZeroCopy {
 
     /**
      * Sends {@code length} bytes of {@code channel} from {@code offset} with {@code sendfile(2)}, leaving the channel
-     * open: a file still being written is sent piece by piece as it grows.
+     * open: a file still being written is sent piece by piece as it grows. Fails with {@link SendBroken}: some of
+     * the piece may be out.
      */
     public static Future<Void> sendPart(HttpServerRequest request, FileChannel channel, long offset, long length) {
         try {
@@ -95,9 +101,9 @@ public final class ZeroCopy {
                 protected void deallocate() {
                     // the channel is the caller's
                 }
-            }).future();
+            }).future().recover(failure -> Future.failedFuture(SendBroken.of("a file being filled", failure)));
         } catch (RuntimeException closed) {
-            return Future.failedFuture(closed);
+            return Future.failedFuture(SendBroken.of("a file being filled", closed));
         }
     }
 

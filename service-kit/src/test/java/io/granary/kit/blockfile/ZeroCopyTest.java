@@ -13,6 +13,7 @@ import io.vertx.core.http.HttpServerRequest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -188,6 +189,32 @@ class ZeroCopyTest {
 
         assertThat(await(failure)).isInstanceOf(BlockFileChanged.class);
         assertThat(read).as("every byte but the last, then the connection closed").isEqualTo(content.length - 1);
+    }
+
+    @Test
+    void aSendThatFailsPartWayFailsBrokenSoTheCallerNeverSendsTheBlockAgain() throws IOException {
+        byte[] content = bytes(200_000, 6);
+        installed("closed", content);
+        CompletableFuture<Throwable> failure = new CompletableFuture<>();
+        server = Loopback.server(vertx, request -> {
+            OpenBlockFile file = open("closed", false);
+            try {
+                file.channel().close();  // the region's transfer fails, after the head went out
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            request.response().putHeader("Content-Length", Integer.toString(content.length));
+            ZeroCopy.send(request, file, 0, content.length).onComplete(sent -> {
+                failure.complete(sent.cause());
+                request.response().reset();
+            });
+        });
+        try (Socket socket = new Socket("127.0.0.1", server.actualPort())) {
+            socket.getOutputStream().write("GET /object HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
+            socket.getInputStream().readAllBytes();
+        }
+
+        assertThat(await(failure)).isInstanceOf(SendBroken.class).isNotInstanceOf(BlockFileChanged.class);
     }
 
     private static void skipHead(InputStream in) throws IOException {
