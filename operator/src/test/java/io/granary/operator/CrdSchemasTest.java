@@ -140,32 +140,18 @@ class CrdSchemasTest {
     }
 
     private static String cacheRuntime(String spec) {
-        return """
-                apiVersion: granary.io/v1alpha1
-                kind: CacheRuntime
-                metadata:
-                  name: granary-block
-                spec:
-                """ + spec;
+        return resource("CacheRuntime", spec);
     }
 
     private static String dataset(String spec) {
-        return """
-                apiVersion: granary.io/v1alpha1
-                kind: Dataset
-                metadata:
-                  name: imagenet
-                spec:
-                """ + spec;
+        return resource("Dataset", spec);
     }
 
     private static String dataLoad(String spec) {
-        return """
-                apiVersion: granary.io/v1alpha1
-                kind: DataLoad
-                metadata:
-                  name: warm
-                spec:
-                """ + spec;
+        return resource("DataLoad", spec);
+    }
+
+    private static String resource(String kind, String spec) {
+        return "apiVersion: granary.io/v1alpha1\nkind: " + kind + "\nmetadata:\n  name: example\nspec:\n" + spec;
     }
 }
