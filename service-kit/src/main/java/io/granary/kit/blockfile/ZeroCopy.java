@@ -67,7 +67,8 @@ public final class ZeroCopy {
             return Future.failedFuture(SendBroken.of(file.path(), closed));
         }
         return sent.compose(ignored -> lastByte(request, file, offset + length - 1))
-                .recover(failure -> Future.failedFuture(SendBroken.of(file.path(), failure)))
+                // Past the first write, bytes may be out; a one-byte send has none out before its byte is read.
+                .recover(failure -> Future.failedFuture(most > 0 ? SendBroken.of(file.path(), failure) : failure))
                 .onComplete(done -> file.release());
     }
 
