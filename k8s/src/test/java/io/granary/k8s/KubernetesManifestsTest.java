@@ -432,9 +432,11 @@ class KubernetesManifestsTest {
         assertThat(role.getRules()).extracting(rule -> String.join(",", rule.getApiGroups()) + " "
                         + String.join(",", rule.getResources()) + " " + String.join(",", rule.getVerbs()))
                 .containsExactlyInAnyOrder(
-                        "granary.io datasets,dataloads,cacheruntimes get,list,watch,update,patch,delete",
+                        "granary.io datasets,cacheruntimes get,list,watch,update,patch",
+                        "granary.io dataloads get,list,watch,update,patch,delete",
                         "granary.io datasets/status,dataloads/status,cacheruntimes/status get,update,patch",
-                        " persistentvolumes,persistentvolumeclaims get,list,watch,create,delete",
+                        " persistentvolumes get,create,delete,patch",
+                        " persistentvolumeclaims get,create,delete",
                         " events create");
         // In Granary's namespace only: get Secrets (a Dataset's credentialsRef exists), and scale the workers.
         RoleBinding local = base.all(RoleBinding.class).stream()

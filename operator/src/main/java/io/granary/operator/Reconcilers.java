@@ -19,7 +19,8 @@ import org.jboss.logging.Logger;
 
 /**
  * Runs the reconcilers (the Java Operator SDK's {@link Operator}) for as long as the service runs. Status is
- * patched with JSON merge patches, not server-side apply, which every API server and fabric8's mock server take.
+ * patched with JSON patches (against the cached resource), not server-side apply, which every API server and fabric8's
+ * mock server take.
  */
 @ApplicationScoped
 public class Reconcilers {

@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -19,6 +21,7 @@ import io.granary.operator.dataset.DatasetReconciler;
 import io.granary.operator.dataset.DatasetResource;
 import io.granary.operator.dataset.DatasetResourceSpec;
 import io.granary.operator.dataset.DatasetResourceStatus;
+import io.granary.operator.dataset.StoreCredentials;
 import io.granary.operator.runtime.CacheLevel;
 import io.granary.operator.runtime.CacheRuntimeResource;
 import io.granary.operator.runtime.CacheRuntimeSpec;
@@ -221,6 +224,42 @@ class OperatorTest {
 
         apply(dataLoad("of-nothing", "nothing", null));
         assertThat(ready(awaitLoad("of-nothing", l -> ready(l) != null)).reason()).isEqualTo("DatasetNotFound");
+    }
+
+    @Test
+    void storeCredentialsServeOnlyTheNamespacesTheirSecretLists() throws IOException {
+        Path fenced = files("fenced", 1, 1_000);
+        apply(dataset("fenced", new DatasetMount(fenced.toUri().toString(), null, null,
+                KubernetesApiResource.STORE_SECRET), false));
+        assertThat(ready(awaitDataset("fenced", d -> ready(d) != null)).reason())
+                .as("another team's Secret").isEqualTo("CredentialsNotAllowed");
+        assertThat(granaryStatus("team-a-fenced")).isEqualTo(404);
+
+        kubernetes.secrets().inNamespace(KubernetesApiResource.GRANARY_NAMESPACE)
+                .withName(KubernetesApiResource.STORE_SECRET).edit(secret -> {
+                    secret.getMetadata().setAnnotations(Map.of(StoreCredentials.NAMESPACES_ANNOTATION, "ml, team-a"));
+                    return secret;
+                });
+        assertThat(awaitDataset("fenced", d -> "Bound".equals(phase(d))).getStatus().files()).isEqualTo(1);
+    }
+
+    @Test
+    void aClaimOfTheNameTheDatasetDidNotMakeIsNeitherTakenNorDeleted() throws IOException {
+        Path notes = files("notes", 1, 1_000);
+        kubernetes.persistentVolumeClaims().inNamespace(NAMESPACE).resource(new PersistentVolumeClaimBuilder()
+                .withNewMetadata().withName("notes").endMetadata().withNewSpec().withAccessModes("ReadWriteOnce")
+                .withNewResources().addToRequests("storage", new Quantity("1Gi")).endResources().endSpec().build())
+                .create();
+        apply(dataset("notes", notes, false));
+        DatasetResource taken = awaitDataset("notes", d -> ready(d) != null);
+        assertThat(ready(taken).reason()).isEqualTo("ClaimTaken");
+
+        kubernetes.resource(taken).delete();
+        await().atMost(SLOW).until(() -> kubernetes.resources(DatasetResource.class).inNamespace(NAMESPACE)
+                .withName("notes").get() == null);
+        assertThat(kubernetes.persistentVolumeClaims().inNamespace(NAMESPACE).withName("notes").get())
+                .as("the team's own claim").isNotNull();
+        assertThat(granaryStatus("team-a-notes")).as("its Granary dataset went with it").isEqualTo(404);
     }
 
     @Test

@@ -191,8 +191,8 @@ public class DataLoadReconciler implements Reconciler<DataLoadResource>, Cleaner
     private UpdateControl<DataLoadResource> notReady(DataLoadResource resource, String reason, String message,
                                                      Duration again, boolean owned) {
         notReadyStatus(resource, reason, message);
-        UpdateControl<DataLoadResource> control = patch(resource, owned);
-        return again == null ? control : control.rescheduleAfter(again);
+        // Looked at again even when only an edit can mend it: its Dataset may come, Granary may take it later.
+        return patch(resource, owned).rescheduleAfter(again == null ? config.resync() : again);
     }
 
     private static UpdateControl<DataLoadResource> patch(DataLoadResource resource, boolean owned) {

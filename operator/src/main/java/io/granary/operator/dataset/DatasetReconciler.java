@@ -2,6 +2,7 @@ package io.granary.operator.dataset;
 
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.granary.contracts.block.ByteSize;
 import io.granary.contracts.dataset.Dataset;
@@ -55,6 +56,7 @@ public class DatasetReconciler implements Reconciler<DatasetResource>, Cleaner<D
 
     private static final Logger LOG = Logger.getLogger(DatasetReconciler.class);
     private static final Duration WHILE_LISTED = Duration.ofSeconds(2);
+    private static final Duration IN_USE = Duration.ofSeconds(10);
 
     private final MetadataClient metadata;
     private final GranaryEvents events;
@@ -102,11 +104,20 @@ public class DatasetReconciler implements Reconciler<DatasetResource>, Cleaner<D
         }
         for (int i = 0; i < desired.mounts().size(); i++) {
             String ref = desired.mounts().get(i).credentialsRef();
-            if (ref != null && !ref.isBlank() && context.getClient().secrets()
-                    .inNamespace(config.granaryNamespace()).withName(ref).get() == null) {
+            if (ref == null || ref.isBlank()) {
+                continue;
+            }
+            Secret secret = context.getClient().secrets().inNamespace(config.granaryNamespace()).withName(ref).get();
+            if (secret == null) {
                 return notReady(resource, granaryName, "CredentialsNotFound", "spec.mounts[" + i
                         + "].credentialsRef: no Secret '" + ref + "' in namespace " + config.granaryNamespace()
                         + ", where Granary's services read it", config.resync());
+            }
+            if (!StoreCredentials.allow(secret, resource.getMetadata().getNamespace())) {
+                return notReady(resource, granaryName, "CredentialsNotAllowed", "spec.mounts[" + i
+                        + "].credentialsRef: the Secret '" + ref + "' does not list namespace "
+                        + resource.getMetadata().getNamespace() + " in its annotation "
+                        + StoreCredentials.NAMESPACES_ANNOTATION, config.resync());
             }
         }
         events.watchDataset(granaryName, ResourceID.fromResource(resource));
@@ -129,7 +140,10 @@ public class DatasetReconciler implements Reconciler<DatasetResource>, Cleaner<D
             return notReady(resource, granaryName, "InvalidSpec", e.detail(), null);
         }
         String differs = adopted ? differs(dataset.spec(), desired) : null;
-        ensureVolumes(context.getClient(), resource, granaryName);
+        String claimTaken = ensureVolumes(context.getClient(), resource, granaryName);
+        if (claimTaken != null) {
+            return notReady(resource, granaryName, "ClaimTaken", claimTaken, config.resync());
+        }
         return UpdateControl.patchStatus(withStatus(resource, status(resource, granaryName, dataset, adopted, differs)))
                 .rescheduleAfter(dataset.status().phase() == DatasetPhase.PENDING ? WHILE_LISTED : config.resync());
     }
@@ -164,13 +178,28 @@ public class DatasetReconciler implements Reconciler<DatasetResource>, Cleaner<D
                         .equals(load.getSpec().dataset()))
                 .forEach(load -> client.resource(load).delete());
         String granaryName = granaryNameOrNull(resource);
-        client.persistentVolumeClaims().inNamespace(namespace).withName(resource.getMetadata().getName()).delete();
+        // Only what this resource made: a claim of its name it found (ClaimTaken), the volume and Granary dataset of
+        // an older Dataset of the same Granary name (NameTaken) are not its own.
+        PersistentVolumeClaim claim = client.persistentVolumeClaims().inNamespace(namespace)
+                .withName(resource.getMetadata().getName()).get();
+        if (claim != null && DatasetVolumes.ownedBy(claim, resource)) {
+            client.resource(claim).delete();
+            if (client.persistentVolumeClaims().inNamespace(namespace).withName(claim.getMetadata().getName())
+                    .get() != null) {
+                // pvc-protection holds a claim while pods use it: the dataset stays until they are gone.
+                return DeleteControl.noFinalizerRemoval().rescheduleAfter(IN_USE.toMillis());
+            }
+        }
         if (granaryName == null) {
             return DeleteControl.defaultDelete();
         }
-        client.persistentVolumes().withName(DatasetVolumes.volumeName(granaryName)).delete();
+        PersistentVolume volume = client.persistentVolumes().withName(DatasetVolumes.volumeName(granaryName)).get();
+        if (volume != null && DatasetVolumes.claimedBy(volume, resource)) {
+            client.resource(volume).delete();
+        }
         Optional<Dataset> found = metadata.findDataset(granaryName);
-        if (found.isPresent() && (ours(found.get(), resource) || resource.adopts())) {
+        boolean adopted = resource.getStatus() != null && Boolean.TRUE.equals(resource.getStatus().adopted());
+        if (found.isPresent() && (ours(found.get(), resource) || adopted && resource.adopts())) {
             try {
                 metadata.delete(null, granaryName);  // drops its blocks from every worker
             } catch (RuntimeException e) {
@@ -178,10 +207,10 @@ public class DatasetReconciler implements Reconciler<DatasetResource>, Cleaner<D
                     throw e;  // kept with its finalizer, and tried again
                 }
             }
+            events.forgetDataset(granaryName);
             LOG.infof("Dataset %s/%s deleted: Granary dataset %s and its cache are gone", namespace,
                     resource.getMetadata().getName(), granaryName);
         }
-        events.forgetDataset(granaryName);
         return DeleteControl.defaultDelete();
     }
 
@@ -189,8 +218,9 @@ public class DatasetReconciler implements Reconciler<DatasetResource>, Cleaner<D
         try {
             return metadata.create(null, desired);
         } catch (RuntimeException e) {
-            if (GranaryCalls.status(e, 409)) {  // made meanwhile (by this reconcile before a restart, or the CLI)
-                return metadata.dataset(desired.name());
+            if (GranaryCalls.status(e, 409)) {
+                // Made meanwhile (the CLI, or S3): the next reconcile finds it and asks whose it is.
+                throw new IllegalStateException("a Granary dataset '" + desired.name() + "' was made meanwhile", e);
             }
             if (GranaryCalls.status(e, 400)) {  // the problem body names the field
                 throw new ValidationException("spec", GranaryCalls.detail(e));
@@ -199,17 +229,31 @@ public class DatasetReconciler implements Reconciler<DatasetResource>, Cleaner<D
         }
     }
 
-    private void ensureVolumes(KubernetesClient client, DatasetResource resource, String granaryName) {
+    /** Makes the volume and claim, or says why it cannot (a claim of the name that is not this resource's). */
+    private String ensureVolumes(KubernetesClient client, DatasetResource resource, String granaryName) {
+        PersistentVolumeClaim claim = DatasetVolumes.claim(resource, granaryName);
+        PersistentVolumeClaim held = client.persistentVolumeClaims().inNamespace(claim.getMetadata().getNamespace())
+                .withName(claim.getMetadata().getName()).get();
+        if (held != null && !DatasetVolumes.ownedBy(held, resource)) {
+            return "a PersistentVolumeClaim '" + claim.getMetadata().getName() + "' that this Dataset did not make "
+                    + "is in the namespace: rename one of them (the dataset is served, but not as a claim)";
+        }
         PersistentVolume volume = DatasetVolumes.volume(resource, granaryName, config.fuseRoot(),
                 config.cacheNodeLabel());
-        if (client.persistentVolumes().withName(volume.getMetadata().getName()).get() == null) {
+        PersistentVolume existing = client.persistentVolumes().withName(volume.getMetadata().getName()).get();
+        if (existing == null) {
             client.resource(volume).create();
         }
-        PersistentVolumeClaim claim = DatasetVolumes.claim(resource, granaryName);
-        if (client.persistentVolumeClaims().inNamespace(claim.getMetadata().getNamespace())
-                .withName(claim.getMetadata().getName()).get() == null) {
-            client.resource(claim).create();
+        if (held == null) {
+            held = client.resource(claim).create();
         }
+        if (existing != null && DatasetVolumes.boundToAnother(existing, held)) {
+            // The claim was deleted and made again: the Released volume still names the old one, and would never
+            // bind the new. Its claim reference is made to name the claim as it is now.
+            client.persistentVolumes().withName(existing.getMetadata().getName())
+                    .edit(pv -> DatasetVolumes.rebound(pv));
+        }
+        return null;
     }
 
     static DatasetSpec desired(DatasetResource resource, String granaryName) {
@@ -291,8 +335,9 @@ public class DatasetReconciler implements Reconciler<DatasetResource>, Cleaner<D
         resource.setStatus(DatasetResourceStatus.notReady(known, granaryName,
                 Conditions.notReady(known == null ? null : known.conditions(), resource, reason, message),
                 resource.getMetadata().getGeneration()));
-        UpdateControl<DatasetResource> control = UpdateControl.patchStatus(resource);
-        return again == null ? control : control.rescheduleAfter(again);
+        // Looked at again even when only an edit can mend it: what it waits on (an older Dataset, a claim of its
+        // name) goes without an event to this resource.
+        return UpdateControl.patchStatus(resource).rescheduleAfter(again == null ? config.resync() : again);
     }
 
     private static DatasetResource withStatus(DatasetResource resource, DatasetResourceStatus status) {

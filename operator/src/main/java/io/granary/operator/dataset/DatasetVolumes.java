@@ -73,10 +73,37 @@ public final class DatasetVolumes {
                 .endSpec().build();
     }
 
+    /** Owned, for garbage collection; not blocking the owner's deletion, which would need its finalizers' RBAC. */
     static io.fabric8.kubernetes.api.model.OwnerReference ownedBy(HasMetadata owner) {
         return new OwnerReferenceBuilder().withApiVersion(owner.getApiVersion()).withKind(owner.getKind())
                 .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid())
-                .withController(true).withBlockOwnerDeletion(true).build();
+                .withController(true).build();
+    }
+
+    /** Whether this claim is the one the Dataset made (not a claim of the same name the namespace had). */
+    public static boolean ownedBy(PersistentVolumeClaim claim, DatasetResource dataset) {
+        return claim.getMetadata().getOwnerReferences().stream()
+                .anyMatch(owner -> owner.getUid().equals(dataset.getMetadata().getUid()));
+    }
+
+    /** Whether this volume is the Dataset's (its claim reference names the Dataset's claim). */
+    public static boolean claimedBy(PersistentVolume volume, DatasetResource dataset) {
+        var claim = volume.getSpec().getClaimRef();
+        return claim != null && dataset.getMetadata().getNamespace().equals(claim.getNamespace())
+                && dataset.getMetadata().getName().equals(claim.getName());
+    }
+
+    /** Whether the volume is still bound to an earlier claim of the name (it was deleted and made again). */
+    static boolean boundToAnother(PersistentVolume volume, PersistentVolumeClaim claim) {
+        var ref = volume.getSpec().getClaimRef();
+        return ref != null && ref.getUid() != null && !ref.getUid().equals(claim.getMetadata().getUid());
+    }
+
+    /** The volume with its claim reference naming the claim by name only, so it binds the claim there now. */
+    static PersistentVolume rebound(PersistentVolume volume) {
+        volume.getSpec().getClaimRef().setUid(null);
+        volume.getSpec().getClaimRef().setResourceVersion(null);
+        return volume;
     }
 
     private static String accessMode(DatasetResource dataset) {

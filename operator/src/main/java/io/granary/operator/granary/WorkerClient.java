@@ -4,6 +4,7 @@ import io.granary.contracts.dataset.MetadataApi;
 import io.granary.contracts.worker.DrainStatus;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.security.ClusterHeaders;
+import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -26,4 +27,9 @@ public interface WorkerClient {
     @POST
     @Path("{id}/drain")
     DrainStatus drain(@PathParam("id") String id);
+
+    /** The worker owns blocks again; a drain under way stops. */
+    @DELETE
+    @Path("{id}/drain")
+    void rejoin(@PathParam("id") String id);
 }

@@ -64,6 +64,13 @@ public class CacheRuntimeReconciler implements Reconciler<CacheRuntimeResource> 
         CacheRuntimeSpec spec = runtime.getSpec();
         KubernetesClient client = context.getClient();
         String namespace = runtime.getMetadata().getNamespace();
+        if (spec == null || spec.replicas() == null) {
+            return status(runtime, "NotReady", null, List.of(), "InvalidSpec", "spec.replicas: is required", null);
+        }
+        if (!namespace.equals(config.granaryNamespace())) {
+            return status(runtime, "NotReady", null, List.of(), "WrongNamespace", "a CacheRuntime scales Granary's "
+                    + "workers, in namespace " + config.granaryNamespace() + ": make it there", null);
+        }
         StatefulSet workerSet = client.apps().statefulSets().inNamespace(namespace)
                 .withName(spec.statefulSetOrDefault()).get();
         if (workerSet == null) {
@@ -94,6 +101,7 @@ public class CacheRuntimeReconciler implements Reconciler<CacheRuntimeResource> 
 
         int current = Objects.requireNonNullElse(workerSet.getSpec().getReplicas(), 1);
         int desired = spec.replicas();
+        rejoinStaying(runtime, spec.statefulSetOrDefault(), desired);
         if (desired < current) {
             List<String> draining = drainLeaving(spec.statefulSetOrDefault(), desired, current);
             if (!draining.isEmpty()) {
@@ -125,6 +133,25 @@ public class CacheRuntimeReconciler implements Reconciler<CacheRuntimeResource> 
                                 + GranaryCalls.detail(e)), runtime.getMetadata().getGeneration()));
         ResourceEvents.readyChanged(context.getClient(), runtime, before, runtime.getStatus().conditions());
         return ErrorStatusUpdateControl.patchStatus(runtime);
+    }
+
+    /**
+     * A scale-in given up before its drains ended (the replicas raised again): the workers it was draining that stay
+     * own blocks again. Only the ones this runtime drained: an admin's drain of another is left alone.
+     */
+    private void rejoinStaying(CacheRuntimeResource runtime, String statefulSet, int desired) {
+        CacheRuntimeStatus known = runtime.getStatus();
+        if (known == null) {
+            return;
+        }
+        for (String id : known.draining()) {
+            String ordinal = id.startsWith(statefulSet + "-") ? id.substring(statefulSet.length() + 1) : "";
+            if (ordinal.matches("[0-9]+") && Integer.parseInt(ordinal) < desired) {
+                workers.rejoin(id);
+                LOG.infof("CacheRuntime %s/%s: %s stays, and owns blocks again", runtime.getMetadata().getNamespace(),
+                        runtime.getMetadata().getName(), id);
+            }
+        }
     }
 
     /** Asks each leaving worker that is live and not drained to drain; the ones not Drained yet. */
@@ -202,7 +229,7 @@ public class CacheRuntimeReconciler implements Reconciler<CacheRuntimeResource> 
         return set;
     }
 
-    private static UpdateControl<CacheRuntimeResource> status(CacheRuntimeResource runtime, String phase,
+    private UpdateControl<CacheRuntimeResource> status(CacheRuntimeResource runtime, String phase,
                                                               Integer replicas, List<String> draining, String reason,
                                                               String message, Duration again) {
         CacheRuntimeStatus known = runtime.getStatus();
@@ -212,7 +239,7 @@ public class CacheRuntimeReconciler implements Reconciler<CacheRuntimeResource> 
         runtime.setStatus(new CacheRuntimeStatus(phase, replicas != null ? replicas
                 : known == null ? null : known.replicas(), draining, conditions,
                 runtime.getMetadata().getGeneration()));
-        UpdateControl<CacheRuntimeResource> control = UpdateControl.patchStatus(runtime);
-        return again == null ? control : control.rescheduleAfter(again);
+        // Looked at again even when only an edit can mend it: the StatefulSet may be changed without an event here.
+        return UpdateControl.patchStatus(runtime).rescheduleAfter(again == null ? config.resync() : again);
     }
 }
