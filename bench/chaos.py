@@ -174,19 +174,45 @@ def s3_reader(cfg, manifest, rec, kind, dataset, seed):
     while not stopping(cfg):
         if kind == "cold":  # every pass over the dataset starts from an emptied cache: each read is a first read
             for key in keys:
-                read_one(client, dataset, key, manifest, rec, kind)
+                read_one(client, dataset, key, manifest, rec, kind, cfg)
                 if stopping(cfg):
                     return
             managed(cfg, rec, "DELETE", f"/api/v1/datasets/{dataset}/cache")
         else:
-            read_one(client, dataset, rng.choice(keys), manifest, rec, kind)
+            read_one(client, dataset, rng.choice(keys), manifest, rec, kind, cfg)
 
 
 STREAM_BROKE = (botocore.exceptions.ResponseStreamingError, botocore.exceptions.IncompleteReadError,
                 botocore.exceptions.ReadTimeoutError, botocore.exceptions.ConnectionClosedError)
 
 
-def read_one(client, dataset, key, manifest, rec, kind):
+def damage(cfg, dataset, key, body, request_id=None):
+    """What is wrong with a body, against the object as the store holds it, for whoever traces the cause: where the
+    first wrong byte is, how many differ, whether the body holds HTTP text (responses mixed on a connection) or the
+    object's own bytes from elsewhere (a read resumed from the wrong offset). The body is kept in the work
+    directory's wrong/."""
+    try:
+        original = s3_client(cfg["store"], cfg["store_access"], cfg["store_secret"]).get_object(
+            Bucket=dataset, Key=key)["Body"].read()
+    except Exception as e:
+        return f"the store's copy could not be read: {e!r}"[:300]
+    os.makedirs(os.path.join(cfg["work"], "wrong"), exist_ok=True)
+    kept = os.path.join(cfg["work"], "wrong", f"{time.time():.3f}-{dataset}-{key.replace('/', '_')}")
+    with open(kept, "wb") as f:
+        f.write(body)
+    first = next((i for i, (a, b) in enumerate(zip(body, original)) if a != b), min(len(body), len(original)))
+    differing = sum(1 for a, b in zip(body, original) if a != b) + abs(len(body) - len(original))
+    where = ""
+    if first < len(body):
+        sample = body[first:first + 64]
+        found = original.find(sample[:32]) if len(sample) >= 32 else -1
+        where = (f"; bytes from {first} are the object's from {found}" if found >= 0
+                 else "; HTTP text in the body" if b"HTTP/1." in body else "")
+    return (f"{len(body)} bytes of {len(original)}, first wrong at {first}, {differing} differ{where}; "
+            f"request {request_id}; kept {kept}")
+
+
+def read_one(client, dataset, key, manifest, rec, kind, cfg):
     """One GET, read to its end. boto3 retries a request that got no answer; a body whose stream broke half way (the
     gateway sending it was killed: no server can finish that connection) is asked for again as boto3's own download
     (s3transfer) does, 5 attempts in all, and the op records the errors it rode out."""
@@ -194,7 +220,8 @@ def read_one(client, dataset, key, manifest, rec, kind):
     broken = []
     while True:
         try:
-            body = client.get_object(Bucket=dataset, Key=key)["Body"].read()
+            answer = client.get_object(Bucket=dataset, Key=key)
+            body = answer["Body"].read()
             break
         except STREAM_BROKE as e:
             broken.append(repr(e)[:300])
@@ -207,7 +234,10 @@ def read_one(client, dataset, key, manifest, rec, kind):
             return
     expected = manifest[dataset][key]
     wrong = 0 if len(body) == expected["size"] and digest(body) == expected["sha256"] else max(len(body), expected["size"])
-    rec.op(kind, wrong == 0, len(body), wrong, started=started, key=key, broken=broken)
+    extra = {}
+    if wrong:
+        extra["error"] = damage(cfg, dataset, key, body, answer.get("ResponseMetadata", {}).get("RequestId"))
+    rec.op(kind, wrong == 0, len(body), wrong, started=started, key=key, broken=broken, **extra)
 
 
 def fuse_reader(cfg, manifest, rec, seed):
@@ -225,7 +255,8 @@ def fuse_reader(cfg, manifest, rec, seed):
             continue
         expected = manifest["warm"][key]
         wrong = 0 if digest(body) == expected["sha256"] and len(body) == expected["size"] else max(len(body), expected["size"])
-        rec.op("fuse", wrong == 0, len(body), wrong, started=started, key=key)
+        extra = {"error": damage(cfg, "warm", key, body)} if wrong else {}
+        rec.op("fuse", wrong == 0, len(body), wrong, started=started, key=key, **extra)
 
 
 def checkpoint_writer(cfg, rec, seed):
