@@ -102,7 +102,8 @@ class ScaleWithoutLossTest {
         assertThat((Integer) drain.get("blocks")).as("its share").isPositive();
         assertThat(drain.get("moved")).isEqualTo(drain.get("blocks"));
         await().atMost(Duration.ofSeconds(30)).until(() -> !live().containsKey("block-service-3"));
-        assertThat(cachedBytes()).as("moved, not lost").isEqualTo(total);
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(cachedBytes()).as("moved, not lost")
+                .isEqualTo(total));
         assertThat(storeBytes()).as("the drain moved blocks between workers only").isEqualTo(storeBytes);
 
         readEverything();
@@ -115,7 +116,9 @@ class ScaleWithoutLossTest {
         assertThat(Metrics.sum(Metrics.FETCHED_FROM_PEERS, joining.url())).as("taken from the others")
                 .isPositive();
         assertThat(storeBytes()).as("the rebalance moved blocks between workers only").isEqualTo(storeBytes);
-        assertThat(cachedBytes()).isEqualTo(total);
+        // The metadata-service counts cached bytes from the workers' block events, which come in batches: a CI run
+        // read it 2 MiB short just after the workers held everything.
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(cachedBytes()).isEqualTo(total));
 
         readEverything();
         assertThat(storeBytes()).as("every byte from the cache after the join").isEqualTo(storeBytes);
