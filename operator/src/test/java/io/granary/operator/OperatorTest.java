@@ -134,6 +134,14 @@ class OperatorTest {
                 .filteredOn(event -> event.getInvolvedObject().getName().equals("photos"))
                 .as("kubectl describe tells it").extracting(e -> e.getType() + " " + e.getReason())
                 .contains("Normal Bound");
+        // The CRD refuses a changed spec; the mock server does not, as an API server without CEL would not.
+        kubernetes.resources(DatasetResource.class).inNamespace(NAMESPACE).withName("photos").edit(d -> {
+            d.setSpec(new DatasetResourceSpec(d.getSpec().mounts(), d.getSpec().blockSize(), 2, null, null,
+                    d.getSpec().readOnly(), null));
+            return d;
+        });
+        assertThat(ready(awaitDataset("photos", d -> "SpecDiffers".equals(ready(d).reason()))).message())
+                .startsWith("spec.replicas: the Granary dataset made has another value");
         assertThat(volume.getSpec().getNodeAffinity().getRequired().getNodeSelectorTerms().get(0)
                 .getMatchExpressions()).as("only the cache nodes, which run the FUSE client")
                 .anySatisfy(term -> assertThat(term.getKey()).isEqualTo("granary.io/cache-node"));

@@ -139,7 +139,8 @@ public class DatasetReconciler implements Reconciler<DatasetResource>, Cleaner<D
         } catch (ValidationException e) {
             return notReady(resource, granaryName, "InvalidSpec", e.detail(), null);
         }
-        String differs = adopted ? differs(dataset.spec(), desired) : null;
+        // The CRD refuses a changed spec (CEL); where that rule is not enforced, the change is said, not lost.
+        String differs = differs(dataset.spec(), desired);
         String claimTaken = ensureVolumes(context.getClient(), resource, granaryName);
         if (claimTaken != null) {
             return notReady(resource, granaryName, "ClaimTaken", claimTaken, config.resync());
@@ -313,8 +314,9 @@ public class DatasetReconciler implements Reconciler<DatasetResource>, Cleaner<D
         List<Condition> known = resource.getStatus() == null ? null : resource.getStatus().conditions();
         List<Condition> conditions;
         if (differs != null) {
-            conditions = Conditions.notReady(known, resource, "SpecDiffers", differs + ": the adopted Granary "
-                    + "dataset has another value, which Granary cannot change; it is served as it is");
+            conditions = Conditions.notReady(known, resource, "SpecDiffers", differs + ": the Granary dataset "
+                    + (adopted ? "adopted" : "made") + " has another value, which Granary cannot change; it is served "
+                    + "as it is (delete the Dataset and apply it again to change it)");
         } else {
             conditions = switch (held.phase()) {
                 case BOUND -> Conditions.ready(known, resource, "Bound", "listed " + held.fileCount() + " files");
