@@ -38,9 +38,9 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Reads a file's bytes block by block, each from the first of: its file on this node when an owner runs here (a
  * short-circuit read, no copy through any process), or, not held there, from the file that owner fills it in, as
- * soon as the bytes read are in it (or, failing that, asked of the owner, which streams a miss as it fills it); the blocks held in memory; its owners over HTTP, which fill it on a miss; the
- * under-store itself. Reads of one block by many threads share one fetch, and a file read in
- * sequence fetches the next blocks ahead. A worker that fails is passed over (the {@link BlockClient} suspects it):
+ * soon as the bytes read are in it (or, failing that, asked of the owner, which streams a miss as it fills it);
+ * the blocks held in memory; its owners over HTTP, which fill it on a miss; the under-store itself. Reads of one
+ * block by many threads share one fetch, and a file read in sequence fetches the next blocks ahead. A worker that fails is passed over (the {@link BlockClient} suspects it):
  * a dead worker slows a read, never fails it. Reads of a worker's files are reported to it ({@link LocalReadReports}):
  * they never reach it otherwise, and its eviction and admission must see them.
  */

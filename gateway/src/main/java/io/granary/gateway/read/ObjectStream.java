@@ -26,8 +26,9 @@ import java.util.Optional;
 /**
  * One response body, block by block, in order. Each block comes from the first of: its file on this node
  * (short-circuit, zero-copy; a miss an owner on this node is asked to fill is sent from the block's file as the fill
- * writes it), its owners in placement order over HTTP (a miss streamed as the owner fills it), the under-store. The next blocks are filled (by an owner on this node, to be sent from their files) or fetched while
- * the current one is sent (read-ahead). A failed owner is suspected (by the {@link BlockClient}) and the rest of its
+ * writes it), its owners in placement order over HTTP (a miss streamed as the owner fills it), the under-store. The
+ * next blocks are filled (by an owner on this node, to be sent from their files) or fetched while the current one is
+ * sent (read-ahead). A failed owner is suspected (by the {@link BlockClient}) and the rest of its
  * block read around it, so a dead worker slows the read but the client still gets every byte.
  */
 final class ObjectStream {
