@@ -54,6 +54,9 @@ final class FillStream {
     private FileChannel bytes;
     private long position;
     private boolean finished;
+    /** In {@link #pump} now; {@link #again}: called meanwhile, so it runs once more. Both on the event loop only. */
+    private boolean pumping;
+    private boolean again;
 
     FillStream(RoutingContext ctx, Filling filling, ByteRange range, Outcome outcome) {
         this.context = ctx.vertx().getOrCreateContext();
@@ -78,7 +81,28 @@ final class FillStream {
         }
     }
 
+    /**
+     * Sends what the fill has written. A write may signal the response's drain on the spot, which calls this again
+     * inside the loop: that call only asks for another turn, or it would send from a position the loop has not
+     * moved yet (a chunk twice, the next never).
+     */
     private void pump() {
+        if (pumping) {
+            again = true;
+            return;
+        }
+        pumping = true;
+        try {
+            do {
+                again = false;
+                pumpOnce();
+            } while (again && !finished);
+        } finally {
+            pumping = false;
+        }
+    }
+
+    private void pumpOnce() {
         if (finished) {
             return;
         }
@@ -154,8 +178,8 @@ final class FillStream {
             if (read <= 0) {
                 break;  // the bytes are being written again (a hand-over that broke off): woken when they are back
             }
+            position += read;  // before the write: see pump
             response.write(Buffer.buffer(chunk));
-            position += read;
         }
         if (position == end) {
             finish();
