@@ -6,7 +6,8 @@ python3-torch is /usr/bin/python3's).
       one PyTorch DataLoader epoch over every file under DIR, shuffled by a generator seeded with --seed (give each
       epoch of a run its own, as a DataLoader's generator moves on from epoch to epoch); prints files, bytes,
       seconds and a digest of the bytes that does not depend on their order (to check that every mount gave the
-      same bytes)
+      same bytes); with --compute S, a stand-in GPU: S seconds of sleep per batch, and a fifth field, the seconds the
+      loop waited for batches
   posix.py drop PATH...
       drops the kernel's page cache of the files (or of every file under the directories), so the next read goes
       to the filesystem and not to memory
@@ -69,13 +70,23 @@ def epoch(args):
                             generator=torch.Generator().manual_seed(args.seed), collate_fn=collate)
     start = time.perf_counter()
     files = size = digest = 0
-    for tensors, sizes, crcs in loader:
+    waited = 0.0
+    batches = iter(loader)
+    while True:
+        asked = time.perf_counter()
+        batch = next(batches, None)
+        waited += time.perf_counter() - asked
+        if batch is None:
+            break
+        tensors, sizes, crcs = batch
         files += len(tensors)
         size += sum(sizes)
         digest = (digest + sum(crcs)) % (1 << 64)
+        if args.compute:
+            time.sleep(args.compute)  # the GPU's step: the loader's workers go on reading meanwhile
     if sampler is not None and sampler.last_plan_id is None:
         sys.exit("posix.py: the epoch's plan was not published")
-    print(files, size, f"{time.perf_counter() - start:.3f}", f"{digest:016x}")
+    print(files, size, f"{time.perf_counter() - start:.3f}", f"{digest:016x}", *([f"{waited:.3f}"] if args.compute else []))
 
 
 def collate(samples):  # the files' sizes may differ: a list of tensors, as a detection or text loader keeps them
@@ -99,6 +110,7 @@ def main():
     one.add_argument("--batch", type=int, default=64)
     one.add_argument("--drop", action="store_true")
     one.add_argument("--seed", type=int, default=7)
+    one.add_argument("--compute", type=float, default=0.0, metavar="SECONDS", help="a stand-in GPU's time per batch")
     one.add_argument("--plan", metavar="DATASET", help="publish each epoch's order to Granary (GranarySampler)")
     commands.add_parser("drop").add_argument("paths", nargs="+")
     commands.add_parser("dd").add_argument("file")
