@@ -45,6 +45,8 @@ public class GatewayMetrics {
 
     /** What became of a block written through into the cache. */
     public static final String STORED = "stored";
+    /** Read back from the under-store by the owners: an upload whose parts went through other gateways too. */
+    public static final String FILLED = "filled";
     public static final String FAILED = "failed";
 
     private final MeterRegistry registry;
@@ -70,7 +72,7 @@ public class GatewayMetrics {
         for (String reason : List.of(NO_LIVE_WORKER, OWNERS_FAILED, OWNER_FAILED, OWNER_REFUSED)) {
             fallbacks.put(reason, registry.counter("granary.gateway.fallbacks", "reason", reason));
         }
-        for (String outcome : List.of(STORED, FAILED)) {
+        for (String outcome : List.of(STORED, FILLED, FAILED)) {
             written.put(outcome, Counter.builder("granary.gateway.cache.written").baseUnit(BaseUnits.BYTES)
                     .tag("outcome", outcome).description("bytes of uploads written through into the cache")
                     .register(registry));
@@ -102,7 +104,7 @@ public class GatewayMetrics {
         fallbacks.get(reason).increment();
     }
 
-    /** @param outcome {@link #STORED} or {@link #FAILED} */
+    /** @param outcome {@link #STORED}, {@link #FILLED} or {@link #FAILED} */
     public void writeThrough(String outcome, long bytes) {
         written.get(outcome).increment(bytes);
     }

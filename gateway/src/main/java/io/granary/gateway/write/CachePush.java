@@ -1,6 +1,8 @@
 package io.granary.gateway.write;
 
+import io.granary.contracts.block.BlockFillRequest;
 import io.granary.contracts.block.BlockId;
+import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.block.Blocks;
 import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.dataset.FileInfo;
@@ -16,12 +18,15 @@ import org.jboss.logging.Logger;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Write-through into the cache: each block of a just-written object goes from the staged file to its owners
- * ({@code PUT /blocks/...}), so the next reader (a restarted job loading its checkpoint) hits the cache. Best
- * effort: a block that cannot be placed is only a later miss, never a failed write.
+ * ({@code PUT /blocks/...}), so the next reader (a restarted job loading its checkpoint) hits the cache; or, when the
+ * staged bytes are not all here, filled by its owners from the under-store. Best effort: a block that cannot be
+ * placed is only a later miss, never a failed write.
  */
 @ApplicationScoped
 public class CachePush {
@@ -65,6 +70,40 @@ public class CachePush {
             }));
         }
         return Future.join(copies).mapEmpty();
+    }
+
+    /**
+     * Has the owners fill the object's blocks from the under-store, one batch each: what written through means for
+     * an upload whose parts went through other gateways too (a Service spreads them), so this one cannot push its
+     * blocks. The store sends the object once more, and a restore that follows hits the cache. Completes, never
+     * fails, when every owner answered.
+     */
+    Future<Void> fill(Dataset dataset, FileInfo file) {
+        long blockSize = dataset.spec().blockSizeBytes();
+        Map<String, Worker> owners = new LinkedHashMap<>();
+        Map<String, List<BlockRef>> batches = new LinkedHashMap<>();
+        for (int index = 0; index < Blocks.count(file.size(), blockSize); index++) {
+            String blockId = BlockId.of(dataset.name(), file.path(), file.etag(), index).toString();
+            for (Worker owner : liveWorkers.owners(blockId, dataset.spec().nodeSelector(), dataset.spec().replicas())) {
+                owners.putIfAbsent(owner.id(), owner);
+                batches.computeIfAbsent(owner.id(), id -> new ArrayList<>())
+                        .add(new BlockRef(file.path(), file.etag(), index, file.size()));
+            }
+        }
+        List<Future<Void>> fills = new ArrayList<>();
+        batches.forEach((id, refs) -> fills.add(blocks.fill(owners.get(id),
+                new BlockFillRequest(dataset.name(), refs, false)).<Void>map(result -> {
+                    metrics.writeThrough(GatewayMetrics.FILLED, result.bytes());
+                    if (result.failed() > 0) {
+                        LOG.warnf("%d blocks of %s not filled on %s: %s", result.failed(), file.path(), id,
+                                result.errors());
+                    }
+                    return null;
+                }).recover(failure -> {
+                    LOG.warnf("blocks of %s not filled on %s: %s", file.path(), id, failure.getMessage());
+                    return Future.succeededFuture();
+                })));
+        return Future.join(fills).mapEmpty();
     }
 
     /** One copy, from a file handle of its own, closed once the client is done with it (answer and body both). */

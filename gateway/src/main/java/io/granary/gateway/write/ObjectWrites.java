@@ -185,7 +185,7 @@ public class ObjectWrites {
 
     /**
      * Blocking: completes in the under-store and answers; the cache fills from the parts this replica holds
-     * afterwards. A multi-GB object takes a while to push, and an SDK waits about 60 s for the answer; a read
+     * afterwards (or, when other replicas took some, the owners read the object back from the under-store). A multi-GB object takes a while to push, and an SDK waits about 60 s for the answer; a read
      * before the push ends only misses the blocks not there yet.
      */
     public UploadedObject completeUpload(Dataset dataset, String key, String uploadId, List<UploadedPart> parts) {
@@ -200,8 +200,8 @@ public class ObjectWrites {
         vertx.executeBlocking(() -> join(uploadId, parts), false)
                 .compose(joined -> {
                     if (joined == null) {
-                        LOG.infof("upload of %s: some parts went through another gateway; its blocks fill on first read", key);
-                        return Future.<Void>succeededFuture();
+                        LOG.debugf("upload of %s: some parts went through another gateway; its owners fill it", key);
+                        return cache.fill(dataset, file);
                     }
                     return cache.push(dataset, file, joined).andThen(pushed -> BodySpool.deleteQuietly(joined));
                 })

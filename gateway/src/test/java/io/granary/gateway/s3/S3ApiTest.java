@@ -43,6 +43,7 @@ import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -267,11 +268,11 @@ class S3ApiTest {
                     RequestBody.fromBytes(content)).eTag();
             parts.add(CompletedPart.builder().partNumber(number).eTag(etag).build());
         }
-        double cached = cacheWritten();
+        double cached = cacheWritten("stored");
         String etag = s3.completeMultipartUpload(complete -> complete.bucket("train").key(key).uploadId(uploadId)
                 .multipartUpload(upload -> upload.parts(parts))).eTag();
         // The upload is answered first and its blocks reach the cache after.
-        await().atMost(Duration.ofSeconds(60)).until(() -> cacheWritten() - cached >= 200.0 * MIB - 4321);
+        await().atMost(Duration.ofSeconds(60)).until(() -> cacheWritten("stored") - cached >= 200.0 * MIB - 4321);
         String expected = HexFormat.of().formatHex(whole.digest());
         assertThat(readStore(key)).as("the under-store has the bytes").isEqualTo(expected);
         assertThat(etag).isEqualTo('"' + store.stat(key).etag() + '"');
@@ -285,6 +286,35 @@ class S3ApiTest {
         s3.deleteObject(delete -> delete.bucket("train").key("ckpt/step-1/model.pt"));
         assertThatThrownBy(() -> s3.headObject(h -> h.bucket("train").key("ckpt/step-1/model.pt")))
                 .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(404));
+    }
+
+    @Test
+    @Order(4)
+    void aMultipartUploadWhosePartsWentThroughAnotherGatewayIsFilledFromTheStore() throws Exception {
+        String key = "ckpt/step-3/model.pt";
+        String uploadId = s3.createMultipartUpload(create -> create.bucket("train").key(key)).uploadId();
+        Random random = new Random(13);
+        byte[] first = bytes(random, 8 * MIB);
+        byte[] second = bytes(random, 5 * MIB + 77);
+        String firstEtag = s3.uploadPart(upload -> upload.bucket("train").key(key).uploadId(uploadId).partNumber(1),
+                RequestBody.fromBytes(first)).eTag();
+        // The second part goes through another gateway replica: straight into the store's upload, as that one sends it.
+        String secondEtag = store.uploadPart(key, uploadId, 2, new ByteArrayInputStream(second), second.length);
+        double filled = cacheWritten("filled");
+        s3.completeMultipartUpload(complete -> complete.bucket("train").key(key).uploadId(uploadId)
+                .multipartUpload(upload -> upload.parts(CompletedPart.builder().partNumber(1).eTag(firstEtag).build(),
+                        CompletedPart.builder().partNumber(2).eTag(secondEtag).build())));
+        // This gateway cannot push what it never saw: the owners read the object back from the store, once.
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> cacheWritten("filled") - filled >= first.length + second.length);
+
+        double storeReads = underStoreReads();
+        MessageDigest whole = MessageDigest.getInstance("SHA-256");
+        whole.update(first);
+        whole.update(second);
+        assertThat(sha256(s3.getObject(get -> get.bucket("train").key(key))))
+                .isEqualTo(HexFormat.of().formatHex(whole.digest()));
+        assertThat(underStoreReads()).as("filled by its owners: read from the cache").isEqualTo(storeReads);
     }
 
     @Test
@@ -563,8 +593,8 @@ class S3ApiTest {
         return reads;
     }
 
-    private double cacheWritten() {
-        return Metrics.sum("granary_gateway_cache_written_bytes_total{outcome=\"stored\"}", gateway);
+    private double cacheWritten(String outcome) {
+        return Metrics.sum("granary_gateway_cache_written_bytes_total{outcome=\"" + outcome + "\"}", gateway);
     }
 
     private void createDataset(String name, String blockSize) {
