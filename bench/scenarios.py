@@ -186,10 +186,13 @@ def fanout(cfg):
     sent = store_sent(cfg)
     started = time.time()
     for name in names:
-        body = rng.randbytes(shard_bytes)
-        expected[name] = hashlib.sha256(body).hexdigest()
+        sha = hashlib.sha256()
         with open(spool, "wb") as f:
-            f.write(body)
+            for offset in range(0, shard_bytes, 64 * MIB):  # randbytes takes at most 256 MiB at once
+                piece = rng.randbytes(min(64 * MIB, shard_bytes - offset))
+                sha.update(piece)
+                f.write(piece)
+        expected[name] = sha.hexdigest()
         client.upload_file(spool, "ckpt", name, Config=transfer)
     os.remove(spool)
     written = time.time() - started
