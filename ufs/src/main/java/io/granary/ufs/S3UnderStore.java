@@ -390,6 +390,7 @@ public final class S3UnderStore implements UnderStore {
      */
     private static final class SpooledPart implements Closeable {
 
+        private static final int READ_CHUNK = 1 << 20;
         private byte[] bytes;
         private Path path;
         private RandomAccessFile file;
@@ -403,7 +404,7 @@ public final class S3UnderStore implements UnderStore {
                 long read;
                 if (size <= PART_SIZE) {
                     part.bytes = new byte[(int) size];
-                    read = in.readNBytes(part.bytes, 0, (int) size);
+                    read = readFully(in, part.bytes);
                     if (read == size && in.read() >= 0) {
                         read++;
                     }
@@ -429,6 +430,23 @@ public final class S3UnderStore implements UnderStore {
                 part.close();
                 throw e;
             }
+        }
+
+        /**
+         * Fills {@code bytes} in reads of at most {@link #READ_CHUNK}: a file read into a larger heap array goes
+         * through a temporary direct buffer of the array's size, which the JDK then keeps for the thread; 16 MiB
+         * on every thread that ever read a part took a gateway's direct memory in a minute of 2 GiB uploads.
+         */
+        private static int readFully(InputStream in, byte[] bytes) throws IOException {
+            int read = 0;
+            while (read < bytes.length) {
+                int n = in.read(bytes, read, Math.min(READ_CHUNK, bytes.length - read));
+                if (n < 0) {
+                    break;
+                }
+                read += n;
+            }
+            return read;
         }
 
         private long copy(InputStream in, OutputStream out) throws IOException {

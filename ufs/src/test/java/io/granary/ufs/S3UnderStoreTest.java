@@ -10,6 +10,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
@@ -115,6 +117,26 @@ class S3UnderStoreTest extends UnderStoreContractTest {
                 List.of(new UploadedPart(1, etag1), new UploadedPart(2, etag2)));
         assertThat(info.size()).isEqualTo(big.length + last.length);
         assertThat(readAll("mpu/spooled/x", 0, -1)).isEqualTo(concat(big, last));
+    }
+
+    /** A gateway's part is a spooled file: reading it must not leave the thread a direct buffer of the part's size. */
+    @Test
+    void aPartReadFromAFileLeavesNoDirectBufferOfItsSize() throws IOException {
+        byte[] content = random((int) S3UnderStore.PART_SIZE, 53);
+        Path spooled = Files.createTempFile("granary-test-part-", null);
+        Files.write(spooled, content);
+        BufferPoolMXBean direct = ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+                .filter(pool -> pool.getName().equals("direct")).findFirst().orElseThrow();
+        long before = direct.getMemoryUsed();
+        String id = store.startUpload("mpu/direct/x");
+        try (InputStream in = Files.newInputStream(spooled)) {
+            assertThat(store.uploadPart("mpu/direct/x", id, 1, in, content.length)).isEqualTo(md5(content));
+        } finally {
+            store.abortUpload("mpu/direct/x", id);
+            Files.delete(spooled);
+        }
+        assertThat(direct.getMemoryUsed() - before).as("direct memory the JDK keeps for this thread's reads")
+                .isLessThan(S3UnderStore.PART_SIZE / 4);
     }
 
     @Test
