@@ -199,9 +199,11 @@ def fanout(cfg):
     print(f"scenarios: the checkpoint ({size / MIB:.0f} MiB, {shards} shards) written through in {written:.1f} s; "
           f"the store sent {(store_sent(cfg) - sent) / MIB:.1f} MiB meanwhile", file=sys.stderr)
     # The same objects as a second dataset whose blocks only node 1 may hold (its nodeSelector): nodes 2.. hold none.
-    create_dataset(cfg, "ckpt-node1", "ckpt", "16MiB", {"kubernetes.io/hostname": "node-1"})
-    mounts = {(dataset, node): mount(cfg, dataset, node) for dataset in ("ckpt", "ckpt-node1")
-              for node in range(1, nodes + 1)}
+    # Left out of the short form (CI): three more mounts to start.
+    datasets = ("ckpt",) if cfg["short"] else ("ckpt", "ckpt-node1")
+    if not cfg["short"]:
+        create_dataset(cfg, "ckpt-node1", "ckpt", "16MiB", {"kubernetes.io/hostname": "node-1"})
+    mounts = {(dataset, node): mount(cfg, dataset, node) for dataset in datasets for node in range(1, nodes + 1)}
     link = cfg["link_mbit"] * 1e6 / 8
     rows = []
 
@@ -233,8 +235,9 @@ def fanout(cfg):
     free_cache(cfg, "ckpt")
     loaded = dataload(cfg, "ckpt")
     restore("after a DataLoad", "ckpt", f"the DataLoad: {loaded:.1f} s")
-    restore("the DataLoad's blocks on node 1 only (nodes 2.. hold none)", "ckpt-node1",
-            f"the DataLoad: {dataload(cfg, 'ckpt-node1'):.1f} s")
+    if not cfg["short"]:
+        restore("the DataLoad's blocks on node 1 only (nodes 2.. hold none)", "ckpt-node1",
+                f"the DataLoad: {dataload(cfg, 'ckpt-node1'):.1f} s")
     restore("direct: every node reads the store itself (boto3)", None)
     direct = rows[-1][1]
     print()
@@ -364,8 +367,9 @@ def failover(cfg, cases):
             failures.append(label)
         for name in ("frames-" + case,) + (("frames-moved",) if moved else ()):
             granary(cfg, "unmount", os.path.join(cfg["work"], "mnt", name), check=False)
-        for service in ("block-service@node-1", "block-service@node-2", "gateway@node-1"):
-            wait_healthy(cfg, service)
+        if case != cases[-1]:  # the next case starts from a whole cluster
+            for service in ("block-service@node-1", "block-service@node-2", "gateway@node-1"):
+                wait_healthy(cfg, service)
     if failures:  # the goal: no read fails when a worker dies or a node is cut off
         sys.exit(f"scenarios: reads failed or had wrong bytes in {', '.join(failures)}")
 
