@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chaos  # noqa: E402  the clients and the management calls the fault bench uses
@@ -97,7 +98,7 @@ def dataload(cfg, dataset):
 def setup(cfg):
     """The training datasets' objects, written to the store over its link (8 at a time), and their datasets."""
     store = chaos.s3_client(cfg["store"], cfg["store_access"], cfg["store_secret"])
-    manifest = {}
+    manifest, digests = {}, {}
     for bucket, spec in cfg["datasets"].items():
         store.create_bucket(Bucket=bucket)
         rng = random.Random(bucket)
@@ -112,9 +113,13 @@ def setup(cfg):
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
             list(pool.map(put, bodies.items()))
         manifest[bucket] = {key: hashlib.sha256(body).hexdigest() for key, body in bodies.items()}
+        # What posix.py prints for an epoch that read these bytes, in whatever order.
+        digests[bucket] = f"{sum(zlib.crc32(body) for body in bodies.values()) % (1 << 64):016x}"
         create_dataset(cfg, bucket, bucket, spec["block_size"], spec.get("node_selector"))
     with open(os.path.join(cfg["work"], "manifest.json"), "w") as f:
         json.dump(manifest, f)
+    with open(os.path.join(cfg["work"], "digests.json"), "w") as f:
+        json.dump(digests, f)
 
 
 # --- the readers: one process per node ---------------------------------------------------------------------------
@@ -376,17 +381,22 @@ def failover(cfg, cases):
 
 # --- 3. training ----------------------------------------------------------------------------------------------------
 
-def epoch(cfg, root, seed, compute):
+def epoch(cfg, root, seed, compute, spec, digest):
+    """One epoch: (seconds, the seconds it waited for data); exits unless it read every file's bytes."""
     out = subprocess.run([cfg["torch_python"], os.path.join(cfg["root"], "bench", "posix.py"), "epoch", root,
                           "--drop", "--seed", str(seed), "--compute", str(compute)],
                          check=True, capture_output=True, text=True).stdout.split()
-    return int(out[0]), int(out[1]), float(out[2]), out[3], float(out[4]) if len(out) > 4 else 0.0
+    files, size, read = int(out[0]), int(out[1]), out[3]
+    if files != spec["files"] or size != spec["files"] * spec["bytes"] or read != digest:
+        sys.exit(f"scenarios: an epoch over {root} read {files} files, {size} bytes, digest {read} (not {digest})")
+    return float(out[2]), float(out[4]) if len(out) > 4 else 0.0
 
 
 def training(cfg):
     """Epochs of a PyTorch DataLoader with a stand-in GPU (a sleep per batch) on node 1, through s3fs on the store
     (run in node 1's namespace, so it reads over the store's link) and through Granary's mount."""
     s3fs = os.path.join(cfg["work"], "mnt", "s3fs")
+    digests = load(os.path.join(cfg["work"], "digests.json"))
     rows = []
     for dataset in ("train", "big"):
         spec = cfg["datasets"][dataset]
@@ -397,12 +407,10 @@ def training(cfg):
         if dataset == "train":
             # The GPU's time per batch: half of what s3fs takes to bring a batch, so the direct job's GPU waits
             # about half the time, as the issue sizes it.
-            files, size, seconds, digest, _ = epoch(cfg, direct, 1, 0.0)
-            batches = -(-files // 64)
-            compute = seconds / batches / 2
-            print(f"scenarios: s3fs epoch without compute {seconds:.1f} s: the GPU's time per batch {compute * 1000:.0f} ms",
-                  file=sys.stderr)
-            expected = digest
+            seconds, _ = epoch(cfg, direct, 1, 0.0, spec, digests[dataset])
+            compute = seconds / -(-spec["files"] // 64) / 2
+            print(f"scenarios: s3fs epoch without compute {seconds:.1f} s: the GPU's time per batch "
+                  f"{compute * 1000:.0f} ms", file=sys.stderr)
         runs = [("s3fs on the store (no cache)", direct, 2, None)]
         if dataset == "train":
             runs += [("Granary, cold (no preload)", granary_root, 3, "free"),
@@ -417,10 +425,9 @@ def training(cfg):
                 free_cache(cfg, dataset)
                 note = f"the DataLoad: {dataload(cfg, dataset):.1f} s"
             sent = store_sent(cfg)
-            files, size, seconds, digest, waited = epoch(cfg, root, seed, compute)
-            if files != spec["files"] or size != spec["files"] * spec["bytes"]:
-                sys.exit(f"scenarios: an epoch over {root} read {files} files, {size} bytes")
-            rows.append((dataset, label, seconds, files / seconds, waited / seconds, (store_sent(cfg) - sent) / size, note))
+            seconds, waited = epoch(cfg, root, seed, compute, spec, digests[dataset])
+            rows.append((dataset, label, seconds, spec["files"] / seconds, waited / seconds,
+                         (store_sent(cfg) - sent) / (spec["files"] * spec["bytes"]), note))
         rows.append(None)
     print()
     print(f"Training: a PyTorch DataLoader (4 workers, shuffled, batches of 64, the page cache dropped) on node 1 with "
