@@ -3,10 +3,38 @@ package io.granary.ufs;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Key rules shared by every under-store, so S3 and local directories accept and order paths alike. */
+/**
+ * Key rules shared by every under-store, so S3, local directories and HDFS accept and order paths alike, and the
+ * names of Granary's own entries in a directory tree.
+ */
 final class Keys {
 
+    /** In-progress writes: hidden, never listed, renamed over the target when complete. */
+    static final String TEMP_PREFIX = ".granary-upload-";
+
+    /** Multipart uploads in progress, at the top of a mount's root; not part of the mount. */
+    static final String UPLOADS_DIR = ".granary-uploads";
+
+    /** Granary's own state beside the data of a local under-store: never served, never written through a mount. */
+    static final String STATE_DIR = ".granary";
+
     private Keys() {
+    }
+
+    /**
+     * True for keys inside the uploads directory or {@value #STATE_DIR} (where {@code ./granary up} keeps keys,
+     * secrets and caches when its data directory is also a mount), neither of which is part of the mount (on any
+     * case-folding disk too).
+     */
+    static boolean reserved(String key) {
+        int slash = key.indexOf('/');
+        String top = slash < 0 ? key : key.substring(0, slash);
+        return top.equalsIgnoreCase(UPLOADS_DIR) || top.equalsIgnoreCase(STATE_DIR);
+    }
+
+    /** True for a name Granary gives its own passing entries in a mount's root: uploads in progress, temporary files. */
+    static boolean ownHidden(String name) {
+        return name.equals(UPLOADS_DIR) || name.startsWith(TEMP_PREFIX);
     }
 
     /** The normalised key of an object: not empty, no trailing '/', no '..'. */

@@ -96,8 +96,8 @@ final class LocalLister {
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
             for (Path path : stream) {
                 String name = path.getFileName().toString();
-                if (name.startsWith(namePrefix) && !name.startsWith(LocalUnderStore.TEMP_PREFIX)
-                        && !LocalUnderStore.reserved(dirKey + name)) {
+                if (name.startsWith(namePrefix) && !name.startsWith(Keys.TEMP_PREFIX)
+                        && !Keys.reserved(dirKey + name)) {
                     Entry entry = entry(path, dirKey + name);
                     if (entry != null) {
                         children.add(entry);

@@ -26,19 +26,11 @@ import java.util.UUID;
  * or of its nearest existing ancestor for a new file). The check guards against dataset definitions and client
  * paths, not against someone swapping symlinks inside the root at the same moment.
  *
- * <p>Multipart uploads are staged in {@value #UPLOADS_DIR} under the root ({@link LocalUploads}). That
+ * <p>Multipart uploads are staged in {@value Keys#UPLOADS_DIR} under the root ({@link LocalUploads}). That
  * directory is not part of the mount: it is never listed, stat and read do not find it, writes into it are
  * refused and deletes ignored.
  */
 public final class LocalUnderStore implements UnderStore {
-
-    /** In-progress writes: hidden, never listed, renamed over the target when complete. */
-    static final String TEMP_PREFIX = ".granary-upload-";
-
-    /** Multipart uploads in progress, at the top of the root; not part of the mount. */
-    static final String UPLOADS_DIR = ".granary-uploads";
-    /** Granary's own state beside the data of a local under-store: never served, never written through a mount. */
-    static final String STATE_DIR = ".granary";
 
     private final Path root;
     private final URI uri;
@@ -55,7 +47,7 @@ public final class LocalUnderStore implements UnderStore {
             throw new UnderStoreException("local under-store root " + root + " is not a directory");
         }
         this.uri = this.root.toUri();
-        this.uploads = new LocalUploads(this, this.root.resolve(UPLOADS_DIR));
+        this.uploads = new LocalUploads(this, this.root.resolve(Keys.UPLOADS_DIR));
     }
 
     public Path root() {
@@ -65,7 +57,7 @@ public final class LocalUnderStore implements UnderStore {
     @Override
     public ObjectInfo stat(String path) {
         String key = Keys.object(path);
-        if (reserved(key)) {
+        if (Keys.reserved(key)) {
             throw notFound(key);
         }
         Path file = existingFile(key);
@@ -85,7 +77,7 @@ public final class LocalUnderStore implements UnderStore {
         String keyPrefix = Keys.prefix(prefix);
         boolean delimited = Keys.delimited(delimiter);
         int pageSize = Keys.pageSize(limit);
-        if (keyPrefix.indexOf('/') >= 0 && reserved(keyPrefix)) {
+        if (keyPrefix.indexOf('/') >= 0 && Keys.reserved(keyPrefix)) {
             return new ListPage(List.of(), List.of(), null);
         }
         Path start = root.resolve(keyPrefix.substring(0, keyPrefix.lastIndexOf('/') + 1));
@@ -109,7 +101,7 @@ public final class LocalUnderStore implements UnderStore {
     public InputStream read(String path, String etag, long offset, long length) {
         checkRange(offset, length);
         String key = Keys.object(path);
-        if (reserved(key)) {
+        if (Keys.reserved(key)) {
             throw notFound(key);
         }
         Path file = existingFile(key);
@@ -183,7 +175,7 @@ public final class LocalUnderStore implements UnderStore {
     @Override
     public void delete(String path) {
         String key = Keys.object(path);
-        if (reserved(key)) {
+        if (Keys.reserved(key)) {
             return;  // not an object of the mount: nothing to delete
         }
         Path file = resolve(key);
@@ -239,25 +231,9 @@ public final class LocalUnderStore implements UnderStore {
                 LocalAttributes.etag(file, attributes));
     }
 
-    /**
-     * True for keys inside the uploads directory or {@value #STATE_DIR} (where {@code ./granary up} keeps keys,
-     * secrets and caches when its data directory is also a mount), neither of which is part of the mount (on any
-     * case-folding disk too).
-     */
-    static boolean reserved(String key) {
-        int slash = key.indexOf('/');
-        String top = slash < 0 ? key : key.substring(0, slash);
-        return top.equalsIgnoreCase(UPLOADS_DIR) || top.equalsIgnoreCase(STATE_DIR);
-    }
-
-    /** True for a name Granary gives its own passing entries in a mount's root: uploads in progress, temporary files. */
-    static boolean ownHidden(String name) {
-        return name.equals(UPLOADS_DIR) || name.startsWith(TEMP_PREFIX);
-    }
-
     private String writableKey(String path) {
         String key = Keys.object(path);
-        if (reserved(key)) {
+        if (Keys.reserved(key)) {
             throw new PathOutsideMountException("'" + key + "' is reserved in " + uri
                     + " for Granary's own state and multipart uploads in progress");
         }
@@ -301,7 +277,7 @@ public final class LocalUnderStore implements UnderStore {
 
     /** Files.createTempFile would make it 0600; a plain new file keeps the umask like any other writer. */
     static Path newTempFile(Path target) throws IOException {
-        Path temp = target.resolveSibling(TEMP_PREFIX + UUID.randomUUID());
+        Path temp = target.resolveSibling(Keys.TEMP_PREFIX + UUID.randomUUID());
         try {
             Files.createDirectories(target.getParent());
             return Files.createFile(temp);

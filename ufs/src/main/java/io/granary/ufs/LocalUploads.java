@@ -71,7 +71,7 @@ final class LocalUploads {
         Path temp = null;
         try {
             // Written aside and renamed over the part: a re-sent part replaces the old one whole, last one wins.
-            temp = Files.createFile(dir.resolve(LocalUnderStore.TEMP_PREFIX + UUID.randomUUID()));
+            temp = Files.createFile(dir.resolve(Keys.TEMP_PREFIX + UUID.randomUUID()));
             MessageDigest md5 = Md5.digest();
             try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE);
                  OutputStream out = new DigestOutputStream(Channels.newOutputStream(channel), md5)) {
@@ -185,7 +185,7 @@ final class LocalUploads {
 
     /** Renames the upload's directory out of reach of other calls; of two racing claims, one fails here. */
     private Path claim(Path dir, String key, String uploadId) {
-        Path claimed = dir.resolveSibling(LocalUnderStore.TEMP_PREFIX + UUID.randomUUID());
+        Path claimed = dir.resolveSibling(Keys.TEMP_PREFIX + UUID.randomUUID());
         try {
             Files.move(dir, claimed, StandardCopyOption.ATOMIC_MOVE);
             return claimed;

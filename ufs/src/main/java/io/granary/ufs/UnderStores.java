@@ -16,7 +16,8 @@ import java.util.stream.Stream;
 
 /**
  * Opens the under-store a mount points at: {@code s3://bucket/prefix} (options {@code endpoint}, {@code region},
- * {@code pathStyle}; credentials from the mount's {@code credentialsRef}) or {@code file:///path}, which must lie
+ * {@code pathStyle}; credentials from the mount's {@code credentialsRef}), {@code hdfs://namenode:port/path}
+ * ({@link HdfsOptions}; a user name or keytab from the credentialsRef) or {@code file:///path}, which must lie
  * inside one of the configured allowed roots so that a dataset definition cannot expose the host's files.
  */
 public final class UnderStores {
@@ -26,15 +27,26 @@ public final class UnderStores {
 
     private final List<Path> allowedRoots;
     private final Function<String, Credentials> credentials;
+    private final Function<String, HdfsLogin> hdfsLogins;
 
     /**
      * @param allowedRoots directories under which {@code file://} mounts are accepted (none: no local mounts)
      * @param credentials  the key pair an S3 mount's credentialsRef names, throwing {@link UnderStoreException}
      *                     when there is none; the caller reads secrets, as it knows where they are
+     * @param hdfsLogins   the user name or keytab an HDFS mount's credentialsRef names, throwing likewise
      */
-    public UnderStores(List<Path> allowedRoots, Function<String, Credentials> credentials) {
+    public UnderStores(List<Path> allowedRoots, Function<String, Credentials> credentials,
+                       Function<String, HdfsLogin> hdfsLogins) {
         this.allowedRoots = List.copyOf(allowedRoots);
         this.credentials = credentials;
+        this.hdfsLogins = hdfsLogins;
+    }
+
+    /** Without HDFS logins: an {@code hdfs://} mount naming a credentialsRef is refused. */
+    public UnderStores(List<Path> allowedRoots, Function<String, Credentials> credentials) {
+        this(allowedRoots, credentials, ref -> {
+            throw new UnderStoreException("no HDFS credentials can be read here (secret '" + ref + "')");
+        });
     }
 
     /** @throws UnderStoreException naming the uri if the mount is malformed, refused, or its credentials are missing */
@@ -44,20 +56,27 @@ public final class UnderStores {
         return switch (scheme) {
             case "s3" -> new S3UnderStore(s3Location(uri, mount), credentials(mount.credentialsRef()));
             case "file" -> new LocalUnderStore(localRoot(uri, mount.uri()));
+            case "hdfs" -> hdfs(uri, mount);
             default -> throw new UnderStoreException("mount uri " + mount.uri()
-                    + " has an unsupported scheme: use s3://bucket/prefix or file:///path");
+                    + " has an unsupported scheme: use s3://bucket/prefix, hdfs://namenode:port/path or file:///path");
         };
     }
 
     /**
      * Makes the place a new mount will point at, for a dataset that starts empty (a bucket an S3 client creates):
-     * a local directory is created, inside an allowed root only; an S3 prefix needs nothing, as it exists once it
-     * holds an object.
+     * a local directory is created, inside an allowed root only, and an HDFS one; an S3 prefix needs nothing, as it
+     * exists once it holds an object.
      *
      * @throws UnderStoreException if the directory is outside the allowed roots or cannot be made
      */
     public void create(Mount mount) {
         URI uri = parse(mount.uri());
+        if ("hdfs".equalsIgnoreCase(uri.getScheme())) {
+            try (HdfsUnderStore store = hdfs(uri, mount)) {
+                store.createRoot();
+            }
+            return;
+        }
         if (!"file".equalsIgnoreCase(uri.getScheme())) {
             return;
         }
@@ -89,7 +108,7 @@ public final class UnderStores {
         }
         Path root = localRoot(uri, mount.uri());
         try (Stream<Path> entries = Files.list(root)) {
-            if (entries.anyMatch(entry -> !LocalUnderStore.ownHidden(entry.getFileName().toString()))) {
+            if (entries.anyMatch(entry -> !Keys.ownHidden(entry.getFileName().toString()))) {
                 return;
             }
         } catch (IOException e) {
@@ -102,6 +121,16 @@ public final class UnderStores {
         } catch (IOException e) {
             throw new UnderStoreException("could not remove the directory of mount " + mount.uri() + ": " + e.getMessage());
         }
+    }
+
+    private HdfsUnderStore hdfs(URI uri, Mount mount) {
+        if (uri.getHost() == null || uri.getHost().isEmpty()) {
+            throw new UnderStoreException("mount uri " + mount.uri() + " names no namenode: use "
+                    + "hdfs://namenode:port/path or hdfs://nameservice/path");
+        }
+        String ref = mount.credentialsRef();
+        HdfsLogin login = ref == null || ref.isBlank() ? null : hdfsLogins.apply(ref);
+        return new HdfsUnderStore(uri, HdfsOptions.configuration(uri, mount), login, mount.option("principal"));
     }
 
     /** Null, for anonymous access, when the mount names no secret. */

@@ -72,7 +72,7 @@ class LocalUnderStoreTest extends UnderStoreContractTest {
     @Test
     void inProgressWritesAreNotListed() throws IOException {
         write("tmp/done.txt", new byte[] {1});
-        Files.writeString(store.root().resolve("tmp").resolve(LocalUnderStore.TEMP_PREFIX + "123"), "partial");
+        Files.writeString(store.root().resolve("tmp").resolve(Keys.TEMP_PREFIX + "123"), "partial");
 
         assertThat(store.list("tmp/", "/", null, 10).objects()).extracting(ObjectInfo::path)
                 .containsExactly("tmp/done.txt");
@@ -93,7 +93,7 @@ class LocalUnderStoreTest extends UnderStoreContractTest {
     @Test
     void granarysOwnStateBesideTheDataIsNeverServed() throws IOException {
         // ./granary up keeps its S3 keys and secrets in <data>/.granary, and ./data may be mounted as a dataset.
-        Path keys = Files.createDirectories(store.root().resolve(LocalUnderStore.STATE_DIR)).resolve("s3-keys");
+        Path keys = Files.createDirectories(store.root().resolve(Keys.STATE_DIR)).resolve("s3-keys");
         Files.writeString(keys, "AWS_SECRET_ACCESS_KEY=secret");
         assertThatThrownBy(() -> store.stat(".granary/s3-keys")).isInstanceOf(ObjectNotFoundException.class);
         assertThatThrownBy(() -> store.read(".Granary/s3-keys", 0, -1)).isInstanceOf(ObjectNotFoundException.class);
@@ -109,23 +109,23 @@ class LocalUnderStoreTest extends UnderStoreContractTest {
     void uploadsInProgressAreNotPartOfTheMount() throws Exception {
         String id = store.startUpload("staged/x");
         String etag = part("staged/x", id, 1, new byte[] {1, 2, 3});
-        Path uploads = store.root().resolve(LocalUnderStore.UPLOADS_DIR);
+        Path uploads = store.root().resolve(Keys.UPLOADS_DIR);
         assertThat(uploads.resolve(id).resolve("1")).hasBinaryContent(new byte[] {1, 2, 3});
-        String staged = LocalUnderStore.UPLOADS_DIR + "/" + id + "/1";
+        String staged = Keys.UPLOADS_DIR + "/" + id + "/1";
         ListPage empty = new ListPage(List.of(), List.of(), null);
 
         assertThatThrownBy(() -> store.stat(staged)).isInstanceOf(ObjectNotFoundException.class);
         assertThatThrownBy(() -> store.stat(".GRANARY-uploads/" + id + "/1")).isInstanceOf(ObjectNotFoundException.class);
         assertThatThrownBy(() -> store.read(staged, 0, -1)).isInstanceOf(ObjectNotFoundException.class);
         assertThatThrownBy(() -> store.read("/./" + staged, "any", 0, 1)).isInstanceOf(ObjectNotFoundException.class);
-        assertThat(store.list(LocalUnderStore.UPLOADS_DIR + "/", null, null, 10)).isEqualTo(empty);
-        assertThat(store.list(LocalUnderStore.UPLOADS_DIR + "/" + id + "/", "/", null, 10)).isEqualTo(empty);
-        assertThat(store.list(LocalUnderStore.UPLOADS_DIR, "/", null, 10)).isEqualTo(empty);
+        assertThat(store.list(Keys.UPLOADS_DIR + "/", null, null, 10)).isEqualTo(empty);
+        assertThat(store.list(Keys.UPLOADS_DIR + "/" + id + "/", "/", null, 10)).isEqualTo(empty);
+        assertThat(store.list(Keys.UPLOADS_DIR, "/", null, 10)).isEqualTo(empty);
         assertThat(store.list(".granary", null, null, 10)).isEqualTo(empty);
         assertThat(store.list("", "/", null, 1000).commonPrefixes()).isNotEmpty().noneMatch(p -> p.startsWith("."));
         assertThatThrownBy(() -> store.write(staged, new ByteArrayInputStream(new byte[1]), 1))
                 .isInstanceOf(PathOutsideMountException.class);
-        assertThatThrownBy(() -> store.startUpload(LocalUnderStore.UPLOADS_DIR + "/y"))
+        assertThatThrownBy(() -> store.startUpload(Keys.UPLOADS_DIR + "/y"))
                 .isInstanceOf(PathOutsideMountException.class);
         store.delete(staged);
         assertThat(uploads.resolve(id).resolve("1")).as("a delete there does nothing").exists();
@@ -133,7 +133,7 @@ class LocalUnderStoreTest extends UnderStoreContractTest {
         ObjectInfo info = store.completeUpload("staged/x", id, List.of(new UploadedPart(1, etag)));
         assertThat(uploads.resolve(id)).as("the staging directory goes with the upload").doesNotExist();
         try (Stream<Path> left = Files.list(uploads)) {
-            assertThat(left.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith(LocalUnderStore.TEMP_PREFIX));
+            assertThat(left.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith(Keys.TEMP_PREFIX));
         }
         assertThat(info.etag()).as("S3's multipart etag: the MD5 of the parts' MD5s, then their count")
                 .isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(HexFormat.of().parseHex(etag)))
@@ -190,9 +190,9 @@ class LocalUnderStoreTest extends UnderStoreContractTest {
         try (Stream<Path> files = Files.list(outside)) {
             assertThat(files.map(p -> p.getFileName().toString())).containsExactly("secret.txt");
         }
-        assertThat(store.root().resolve(LocalUnderStore.UPLOADS_DIR).resolve(id)).exists();
+        assertThat(store.root().resolve(Keys.UPLOADS_DIR).resolve(id)).exists();
         store.abortUpload("ids/x", id);
-        assertThat(store.root().resolve(LocalUnderStore.UPLOADS_DIR).resolve(id)).doesNotExist();
+        assertThat(store.root().resolve(Keys.UPLOADS_DIR).resolve(id)).doesNotExist();
     }
 
     @Test
@@ -207,7 +207,7 @@ class LocalUnderStoreTest extends UnderStoreContractTest {
         try (Stream<Path> files = Files.list(store.root().resolve("failing"))) {
             assertThat(files).as("no temporary file of the join is left").isEmpty();
         }
-        assertThat(store.root().resolve(LocalUnderStore.UPLOADS_DIR).resolve(id).resolve("2")).exists();
+        assertThat(store.root().resolve(Keys.UPLOADS_DIR).resolve(id).resolve("2")).exists();
 
         assertThat(store.completeUpload("failing/x", id, List.of(new UploadedPart(1, etag1), new UploadedPart(2, etag2)))
                 .size()).isEqualTo(5 * MIB + 1);
@@ -255,7 +255,7 @@ class LocalUnderStoreTest extends UnderStoreContractTest {
                 assertThat(round % 2).as("only an abort can leave no object").isEqualTo(1);
                 assertThatThrownBy(() -> store.stat(key)).isInstanceOf(ObjectNotFoundException.class);
             }
-            assertThat(store.root().resolve(LocalUnderStore.UPLOADS_DIR).resolve(id)).doesNotExist();
+            assertThat(store.root().resolve(Keys.UPLOADS_DIR).resolve(id)).doesNotExist();
         }
     }
 

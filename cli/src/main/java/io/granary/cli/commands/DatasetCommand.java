@@ -38,18 +38,19 @@ public final class DatasetCommand extends CommandGroup {
             footerHeading = "%nExamples:%n",
             footer = {"  granary dataset create imagenet --mount s3://datasets/imagenet \\",
                     "      --credentials-ref s3-creds --option endpoint=http://minio:9000 --wait",
+                    "  granary dataset create logs --mount hdfs://namenode:8020/warehouse/logs --credentials-ref hdfs-etl",
                     "  granary dataset create scratch --mount file:///data/scratch --block-size 4MiB"})
     static final class Create extends GranaryCommand {
 
         @Parameters(paramLabel = "NAME", description = "DNS-1123 label; also the S3 bucket name")
         String name;
         @Option(names = "--mount", required = true, paramLabel = "URI",
-                description = "s3://bucket/prefix or file:///path")
+                description = "s3://bucket/prefix, hdfs://namenode:port/path or file:///path")
         String uri;
         @Option(names = "--credentials-ref", paramLabel = "REF",
-                description = "the secret holding the store's keys (never the keys themselves)")
+                description = "the secret holding the store's keys or HDFS user/keytab (never the keys themselves)")
         String credentialsRef;
-        @Option(names = "--option", paramLabel = "KEY=VALUE", description = "a mount option: endpoint, region, pathStyle...")
+        @Option(names = "--option", paramLabel = "KEY=VALUE", description = "a mount option: endpoint, region, pathStyle; nameservice, namenodes, principal, dfs.*...")
         Map<String, String> options = new LinkedHashMap<>();
         @Option(names = "--block-size", paramLabel = "SIZE", description = "e.g. 16MiB (default)")
         String blockSize;

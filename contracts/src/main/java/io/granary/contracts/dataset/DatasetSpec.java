@@ -200,8 +200,9 @@ public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Int
             throw new ValidationException(field + ".uri", "is not a valid uri: " + e.getReason());
         }
         String scheme = parsed.getScheme() == null ? "" : parsed.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("s3") && !scheme.equals("file")) {
-            throw new ValidationException(field + ".uri", "'" + uri + "' must be s3://bucket/prefix or file:///path");
+        if (!scheme.equals("s3") && !scheme.equals("file") && !scheme.equals("hdfs")) {
+            throw new ValidationException(field + ".uri", "'" + uri
+                    + "' must be s3://bucket/prefix, hdfs://namenode:port/path or file:///path");
         }
         if (parsed.getRawUserInfo() != null) {
             // Never echo the uri: what sits before '@' is likely a key pair.
@@ -210,6 +211,10 @@ public record DatasetSpec(String name, List<Mount> mounts, String blockSize, Int
         }
         if (scheme.equals("s3") && (parsed.getRawAuthority() == null || parsed.getRawAuthority().isEmpty())) {
             throw new ValidationException(field + ".uri", "'" + uri + "' names no bucket: use s3://bucket/prefix");
+        }
+        if (scheme.equals("hdfs") && (parsed.getHost() == null || parsed.getHost().isEmpty())) {
+            throw new ValidationException(field + ".uri", "'" + uri + "' names no namenode: use "
+                    + "hdfs://namenode:port/path or hdfs://nameservice/path");
         }
         if (mount.name() != null && !mount.name().isEmpty()
                 && (mount.name().contains("/") || !DatasetPaths.normalize(field + ".name", mount.name()).equals(mount.name()))) {

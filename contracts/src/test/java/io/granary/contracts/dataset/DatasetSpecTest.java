@@ -41,9 +41,13 @@ class DatasetSpecTest {
     }
 
     @Test
-    void mountsMustBeS3OrFileUris() {
+    void mountsMustBeS3HdfsOrFileUris() {
         assertField(new DatasetSpec("data", List.of(), null, null, null, null, null), "mounts", "at least one");
-        assertField(spec("data", mount("hdfs://nn/x")), "mounts[0].uri", "s3://bucket/prefix or file:///path");
+        assertField(spec("data", mount("gs://bucket/x")), "mounts[0].uri",
+                "s3://bucket/prefix, hdfs://namenode:port/path or file:///path");
+        assertField(spec("data", mount("hdfs:///no-namenode")), "mounts[0].uri", "names no namenode");
+        spec("data", mount("hdfs://namenode:8020/datasets/imagenet")).validate();
+        spec("data", mount("hdfs://nameservice1/datasets")).validate();
         assertField(spec("data", mount("s3:///no-bucket")), "mounts[0].uri", "names no bucket");
         assertField(spec("data", mount("not a uri")), "mounts[0].uri", "not a valid uri");
         assertField(spec("data", S3, new Mount(null, "b", null, null)), "mounts[1].uri", "is required");

@@ -61,6 +61,18 @@ public final class SecretFiles {
         return Optional.of(value);
     }
 
+    /**
+     * The file holding a key, for a value that is not text (a Kerberos keytab): only a secret mounted as a
+     * directory has files; empty when the secret has no such key or lives in the environment.
+     */
+    public Optional<Path> file(String ref, String key) {
+        Path secret = directory(ref);
+        if (secret == null || !Files.isRegularFile(secret.resolve(key))) {
+            return Optional.empty();
+        }
+        return Optional.of(secret.resolve(key));
+    }
+
     /** @throws SecretException as {@link #read} does, and naming where it looked when the key is not there */
     public String require(String ref, String key) {
         return read(ref, key).orElseThrow(() -> new SecretException(

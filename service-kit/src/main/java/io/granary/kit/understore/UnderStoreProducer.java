@@ -4,6 +4,7 @@ import io.granary.kit.config.GranaryConfig;
 import io.granary.kit.security.SecretException;
 import io.granary.kit.security.SecretFiles;
 import io.granary.ufs.Credentials;
+import io.granary.ufs.HdfsLogin;
 import io.granary.ufs.MountedStores;
 import io.granary.ufs.UnderStoreException;
 import io.granary.ufs.UnderStores;
@@ -14,8 +15,10 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Every service's under-stores: opened once per mount with the shared {@code granary.allowed-roots} and the
@@ -31,7 +34,8 @@ public class UnderStoreProducer {
     @ApplicationScoped
     MountedStores mountedStores(GranaryConfig config, MeterRegistry metrics) {
         SecretFiles secrets = new SecretFiles(config.secretsDir().orElse(null), System.getenv());
-        UnderStores opener = new UnderStores(config.allowedRoots().orElse(List.of()), ref -> credentials(secrets, ref));
+        UnderStores opener = new UnderStores(config.allowedRoots().orElse(List.of()), ref -> credentials(secrets, ref),
+                ref -> hdfsLogin(secrets, ref));
         return new MountedStores(opener,
                 op -> metrics.counter("granary.understore.requests", "op", op).increment(), CLOSE_AFTER);
     }
@@ -43,6 +47,22 @@ public class UnderStoreProducer {
     static Credentials credentials(SecretFiles secrets, String ref) {
         try {
             return new Credentials(secrets.require(ref, "accessKey"), secrets.require(ref, "secretKey"));
+        } catch (SecretException e) {
+            throw new UnderStoreException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * An HDFS mount's identity: the secret's {@code keytab} file (Kerberos; only from a mounted secret, as a keytab
+     * is binary) or its {@code user} (simple authentication).
+     */
+    static HdfsLogin hdfsLogin(SecretFiles secrets, String ref) {
+        try {
+            Optional<Path> keytab = secrets.file(ref, "keytab");
+            if (keytab.isPresent()) {
+                return HdfsLogin.keytab(keytab.get());
+            }
+            return HdfsLogin.user(secrets.require(ref, "user"));
         } catch (SecretException e) {
             throw new UnderStoreException(e.getMessage(), e);
         }
