@@ -11,7 +11,8 @@ import java.util.List;
 
 /**
  * The classpath of the child JVMs: this module's runtime dependencies as resolved by Maven at build time
- * (written to {@code devstack.classpath}), so the broker's Scala and the S3 server never load into a service.
+ * (written to {@code devstack.classpath}), so the broker's Scala, the S3 server and HDFS never load into a
+ * service, nor Hadoop into the broker.
  */
 final class ChildClasspath {
 
@@ -21,7 +22,23 @@ final class ChildClasspath {
     }
 
     static String kafka() {
-        return String.join(java.io.File.pathSeparator, entries());
+        return String.join(java.io.File.pathSeparator, entries().stream().filter(entry -> !hadoop(entry)).toList());
+    }
+
+    /** Hadoop's shaded client and minicluster jars, the few libraries they leave unshaded, and this module. */
+    static String hdfs() {
+        List<String> classpath = new java.util.ArrayList<>(entries().stream().filter(entry -> hadoop(entry)
+                || name(entry).matches("(slf4j-api|commons-logging|jsr305|snappy-java)-.*")).toList());
+        classpath.add(ownLocation().toString());
+        return String.join(java.io.File.pathSeparator, classpath);
+    }
+
+    private static boolean hadoop(String entry) {
+        return name(entry).startsWith("hadoop-client-");
+    }
+
+    private static String name(String entry) {
+        return Path.of(entry).getFileName().toString();
     }
 
     static Path s3proxyJar() {

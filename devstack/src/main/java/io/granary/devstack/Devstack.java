@@ -14,6 +14,8 @@ import java.util.Map;
  * java -cp devstack/target/classes io.granary.devstack.Devstack kafka [--host 127.0.0.1] --port 9092 --controller-port 9093 --data DIR
  * java -cp devstack/target/classes io.granary.devstack.Devstack balance --host H --port P --backends h:p,h:p [--health /q/health/ready]
  * java -cp devstack/target/classes io.granary.devstack.Devstack s3 [--host 127.0.0.1] --port 9000 --data DIR --access-key K --secret-key S
+ * java -cp devstack/target/classes io.granary.devstack.Devstack hdfs --port 8020 --data DIR
+ * java -cp devstack/target/classes io.granary.devstack.Devstack hdfs-classpath    (for HdfsClient, a plain Hadoop client)
  * </pre>
  */
 public final class Devstack {
@@ -35,6 +37,10 @@ public final class Devstack {
         if (args.length == 0) {
             usage("a command is required");
         }
+        if (args[0].equals("hdfs-classpath")) {
+            System.out.println(ChildClasspath.hdfs());
+            return;
+        }
         Map<String, String> options = options(args);
         Path data = Path.of(options.getOrDefault("data", ".granary/" + args[0]));
         switch (args[0]) {
@@ -51,6 +57,12 @@ public final class Devstack {
                         required(options, "access-key"), required(options, "secret-key"))) {
                     System.out.println("s3 ready at " + s3.endpoint() + " (pid " + s3.pid() + ")");
                     System.exit(s3.awaitExit());
+                }
+            }
+            case "hdfs" -> {
+                try (HdfsServer hdfs = HdfsServer.start(data.resolve("hdfs"), port(options, "port", 8020))) {
+                    System.out.println("hdfs ready at " + hdfs.namenode() + " (pid " + hdfs.pid() + ")");
+                    System.exit(hdfs.awaitExit());
                 }
             }
             case "balance" -> {
@@ -100,6 +112,8 @@ public final class Devstack {
         System.err.println("usage: Devstack kafka [--host 127.0.0.1] [--port 9092] [--controller-port 9093] [--data DIR]");
         System.err.println("       Devstack balance [--host 127.0.0.1] [--port 8080] --backends HOST:PORT,... [--health PATH]");
         System.err.println("       Devstack s3 [--host 127.0.0.1] [--port 9000] [--data DIR] --access-key K --secret-key S");
+        System.err.println("       Devstack hdfs [--port 8020] [--data DIR]");
+        System.err.println("       Devstack hdfs-classpath");
         System.exit(2);
     }
 }

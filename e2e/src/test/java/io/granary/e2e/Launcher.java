@@ -29,8 +29,9 @@ final class Launcher implements AutoCloseable {
         this.env = Map.copyOf(env);
     }
 
+    /** {@code ./granary up --workers N --hdfs}: an HDFS beside the services, for an hdfs:// dataset. */
     void up(Path data, int workers) {
-        int exit = run(List.of("up", "--data", data.toString(), "--workers", Integer.toString(workers)), "up");
+        int exit = run(List.of("up", "--data", data.toString(), "--workers", Integer.toString(workers), "--hdfs"), "up");
         if (exit != 0) {
             throw new IllegalStateException("./granary up failed (" + exit + "):\n" + tail(state.resolve("up.out"))
                     + "\nservice logs: " + state.resolve("logs"));

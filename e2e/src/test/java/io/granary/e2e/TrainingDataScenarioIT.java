@@ -9,6 +9,9 @@ import io.granary.contracts.dataload.Target;
 import io.granary.devstack.S3ProxyServer;
 import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.Metrics;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,6 +47,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -62,7 +66,8 @@ import static org.awaitility.Awaitility.await;
  * a dataset over a bucket of samples and a large model file; a pipeline preloads it over Kafka and follows the
  * progress to 100%; a reader lists and reads every object through the gateway with the AWS SDK, all from the
  * cache; a checkpoint is written through the gateway and read back from the cache; a POSIX reader reads
- * through an s3fs mount; a worker is killed in the middle of a read, which still completes.
+ * through an s3fs mount; a worker is killed in the middle of a read, which still completes; a dataset over HDFS is
+ * loaded, read from the cache and written through.
  *
  * <p>Sizes are modest for CI ({@code -De2e.files=2000 -De2e.large-mib=96}); {@code bench/run.sh} uses the full ones.
  */
@@ -72,6 +77,9 @@ class TrainingDataScenarioIT {
 
     private static final String BUCKET = "train";
     private static final String STORE_SECRET = "e2e-store";
+    private static final String HDFS_BUCKET = "hdfs-train";
+    /** The HDFS {@code ./granary up --hdfs} starts. */
+    private static final URI HDFS = URI.create("hdfs://127.0.0.1:8020");
     private static final URI GATEWAY = URI.create("http://127.0.0.1:8080");
     private static final URI WORKER_1 = URI.create("http://127.0.0.1:8082");
     private static final URI WORKER_2 = URI.create("http://127.0.0.1:8086");
@@ -392,6 +400,58 @@ class TrainingDataScenarioIT {
     }
 
     /** Reads of the object store: by each worker (fills), and by the gateway itself (fallbacks, its own reads). */
+    @Test
+    @Order(9)
+    void aDatasetOverHdfsIsLoadedReadFromTheCacheAndWrittenThrough() throws Exception {
+        // A data team's pipeline wrote the samples with the Hadoop client; Granary reads them as they are.
+        Map<String, String> sha256 = new TreeMap<>();
+        Configuration conf = new Configuration();
+        conf.setInt("dfs.replication", 1);
+        // Ask after 20 ms, not Hadoop's 400, whether a closed file's last block has reached the NameNode.
+        conf.setInt("dfs.client.block.write.locateFollowingBlock.initial.delay.ms", 20);
+        try (FileSystem hdfs = FileSystem.newInstance(HDFS, conf)) {
+            Random random = new Random(20261128L);
+            for (int i = 0; i < 300; i++) {
+                byte[] sample = new byte[4096 + random.nextInt(60_000)];
+                random.nextBytes(sample);
+                String key = "samples/%04d.bin".formatted(i);
+                try (FSDataOutputStream out = hdfs.create(new org.apache.hadoop.fs.Path("/e2e/hdfs-train/" + key))) {
+                    out.write(sample);
+                }
+                sha256.put(key, TrainingData.sha256(sample));
+            }
+        }
+        Datasets.createBound(GATEWAY, admin, Datasets.spec(HDFS_BUCKET, "1MiB", Datasets.hdfsMount(HDFS + "/e2e/hdfs-train")));
+        assertThat(get("/api/v1/datasets/" + HDFS_BUCKET).path("status").path("fileCount").asLong()).isEqualTo(300);
+
+        PreloadRequest request = new PreloadRequest("e2e-hdfs", HDFS_BUCKET, List.of(new Target("/", 1)), List.of(),
+                false, LoadPolicy.ONCE, null, 0);
+        List<DataLoadStatus> progress = new PreloadPipeline("127.0.0.1:9092").preload(request, Duration.ofMinutes(3));
+        assertThat(progress.get(progress.size() - 1).phase()).isEqualTo(DataLoadPhase.COMPLETE);
+
+        Map<String, Double> before = underStoreReads();
+        List<String> listed = new ArrayList<>();
+        reader.listObjectsV2Paginator(r -> r.bucket(HDFS_BUCKET).maxKeys(100)).contents()
+                .forEach(object -> listed.add(object.key()));
+        assertThat(listed).containsExactlyElementsOf(sha256.keySet());
+        for (String key : listed) {
+            assertThat(TrainingData.sha256(reader.getObjectAsBytes(r -> r.bucket(HDFS_BUCKET).key(key)).asByteArray()))
+                    .as(key).isEqualTo(sha256.get(key));
+        }
+        assertThat(underStoreReads()).as("every read of the loaded dataset came from the cache").isEqualTo(before);
+
+        byte[] checkpoint = new byte[24 << 20];
+        new Random(9).nextBytes(checkpoint);
+        reader.putObject(r -> r.bucket(HDFS_BUCKET).key("checkpoints/step-9.pt"), RequestBody.fromBytes(checkpoint));
+        try (FileSystem hdfs = FileSystem.newInstance(HDFS, conf);
+             InputStream in = hdfs.open(new org.apache.hadoop.fs.Path("/e2e/hdfs-train/checkpoints/step-9.pt"))) {
+            assertThat(TrainingData.sha256(in.readAllBytes())).as("written through to HDFS")
+                    .isEqualTo(TrainingData.sha256(checkpoint));
+        }
+        assertThat(TrainingData.sha256(reader.getObjectAsBytes(r -> r.bucket(HDFS_BUCKET).key("checkpoints/step-9.pt"))
+                .asByteArray())).isEqualTo(TrainingData.sha256(checkpoint));
+    }
+
     private Map<String, Double> underStoreReads() {
         return Map.of(
                 "workers: " + Metrics.FETCHED_FROM_STORE,

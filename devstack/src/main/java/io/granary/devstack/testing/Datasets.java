@@ -42,6 +42,11 @@ public final class Datasets {
                 + "{\"endpoint\":\"" + endpoint + "\",\"region\":\"us-east-1\",\"pathStyle\":\"true\"}}";
     }
 
+    /** An {@code hdfs://} mount of a directory on devstack's HDFS, which has one DataNode: one replica a file. */
+    public static String hdfsMount(String uri) {
+        return "{\"uri\":\"" + uri + "\",\"options\":{\"dfs.replication\":\"1\"}}";
+    }
+
     /** A {@code file://} mount of a directory (inside the service's allowed roots). */
     public static String localMount(Path dir) {
         return "{\"uri\":\"" + dir.toAbsolutePath().toUri() + "\"}";
