@@ -435,3 +435,61 @@ PY
 
 mbps() { python3 -c "import sys; print(f'{$1 / $2 / 1e6:.0f}')"; }
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+
+# --- reading a dataset through Granary and the store, shared by run.sh and hdfs.sh ---
+
+cached_bytes() { api_curl -sf "$WORKER_URL/blocks/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["cachedBytes"].get(sys.argv[1], 0))' "$1"; }
+worker_understore_bytes() { api_curl -sf "$WORKER_URL/blocks/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["underStoreBytesRead"])'; }
+gateway_counter() {  # gateway_counter NAME [LABEL]: a counter summed over its series, from /q/metrics
+  curl -sf "$GATEWAY/q/metrics" | awk -v name="$1" -v label="${2:-}" \
+    '($1 == name || index($1, name "{") == 1) && index($1, label) { n += $NF } END { printf "%.0f", n }'
+}
+
+evict() {  # evict DATASET: free its cache through the management API, and wait until the worker holds none of it
+  local held
+  held=$(cached_bytes "$1")
+  api_curl -sf -XDELETE "$GATEWAY/api/v1/datasets/$1/cache" >/dev/null || die "cannot free the cache of $1"
+  for (( i = 0; i < 120; i++ )); do
+    if [[ $(cached_bytes "$1") == 0 ]]; then
+      echo "  evicted $1: $held bytes" >&2
+      return
+    fi
+    sleep 0.5
+  done
+  die "the worker still holds $(cached_bytes "$1") bytes of $1 a minute after its cache was freed"
+}
+
+best_mbps() { awk '{ r = $1 / $2 / 1e6; if (r > best) best = r } END { printf "%.0f", best }'; }  # of large_get lines
+best_small() { sort -n | tail -1; }  # of small_rate lines: the most files/s
+
+large_rate() {  # large_rate ENDPOINT ROUNDS: MB/s of the large object, best of ROUNDS
+  for (( r = 0; r < $2; r++ )); do large_get "$1/large/object.bin" "$LARGE_BYTES"; done | best_mbps
+}
+small_rates() {  # small_rates ENDPOINT ROUNDS: files/s and MB/s of the small objects, best of ROUNDS
+  for (( r = 0; r < $2; r++ )); do small_rate "$1" small "$WORK/small.keys"; done | best_small
+}
+
+preload() {  # preload DATASET BYTES: a DataLoad to Complete; prints its seconds
+  local start end id done_bytes
+  start=$(date +%s.%N)
+  id=$(dataload "$1")
+  end=$(date +%s.%N)
+  done_bytes=$(api_curl -sf "$PRELOAD_URL/api/v1/dataloads/$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytesDone"])')
+  (( done_bytes == $2 )) || die "the DataLoad of $1 loaded $done_bytes bytes of $2"
+  (( $(cached_bytes "$1") == $2 )) || die "after its DataLoad the worker holds $(cached_bytes "$1") bytes of $1, not $2"
+  python3 -c "print(f'{$end - $start:.2f}')"
+}
+
+settle() {  # settle DATASET BYTES: until the metadata-service counts the dataset cached and our JVMs are idle
+  wait_until 120 "$WORK/metadata-service-$METADATA_PORT.log" bash -c \
+    "curl -sf -H 'Authorization: $GRANARY_AUTH' '$METADATA_URL/api/v1/datasets/$1' | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[\"status\"][\"cachedBytes\"] != $2)'"
+  wait_until 15 "$WORK/metadata-service-$METADATA_PORT.log" idle
+}
+
+idle() {  # true when this run's processes used under a tenth of a core over the last second
+  local before after
+  cpu_snapshot "$WORK/idle-0.cpu"; sleep 1; cpu_snapshot "$WORK/idle-1.cpu"
+  before=$(awk '$1 != "busy" && $1 != "idle" { n += $2 } END { print n + 0 }' "$WORK/idle-0.cpu")
+  after=$(awk '$1 != "busy" && $1 != "idle" { n += $2 } END { print n + 0 }' "$WORK/idle-1.cpu")
+  (( after - before < $(getconf CLK_TCK) / 10 ))
+}
