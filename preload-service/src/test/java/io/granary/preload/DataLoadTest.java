@@ -5,9 +5,12 @@ import io.granary.contracts.dataload.DataLoadApi;
 import io.granary.contracts.dataload.DataLoadPhase;
 import io.granary.contracts.dataload.DataLoadStatus;
 import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.dataset.Mount;
 import io.granary.contracts.events.DeadLetter;
 import io.granary.contracts.events.Topics;
 import io.granary.contracts.worker.Worker;
+import io.granary.devstack.HdfsServer;
+import io.granary.devstack.Ports;
 import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.RestAssuredAuth;
@@ -17,6 +20,8 @@ import io.granary.preload.service.DataLoads;
 import io.granary.ufs.Credentials;
 import io.granary.ufs.S3Location;
 import io.granary.ufs.S3UnderStore;
+import io.granary.ufs.UnderStore;
+import io.granary.ufs.UnderStores;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -319,6 +324,49 @@ class DataLoadTest {
         assertThat(seen).isNotEmpty();
         assertThat(seen.get(seen.size() - 1).phase()).isEqualTo(DataLoadPhase.COMPLETE);
         assertThat(seen.get(seen.size() - 1).filesDone()).isEqualTo(50);
+    }
+
+    @Test
+    void aNamenodeRestartMidLoadIsRiddenOutAndTheLoadCompletes() throws Exception {
+        Cluster cluster = new Cluster(metadataUrl);
+        int port = Ports.free();
+        Path hdfsData = Files.createTempDirectory("hdfs");
+        HdfsServer hdfs = HdfsServer.start(hdfsData, port);
+        try {
+            String root = hdfs.namenode() + "/restart";
+            Map<String, String> options = Map.of("dfs.replication", "1",
+                    "dfs.client.block.write.locateFollowingBlock.initial.delay.ms", "20");
+            Random random = new Random(7);
+            try (UnderStore store = new UnderStores(List.of(), ref -> null).open(new Mount(root, null, options, null))) {
+                for (int i = 0; i < 12; i++) {
+                    byte[] part = new byte[16 * MIB];
+                    random.nextBytes(part);
+                    store.write("shard-%02d.bin".formatted(i), new ByteArrayInputStream(part), part.length);
+                }
+            }
+            long total = 12L * 16 * MIB;
+            cluster.dataset("hdfs-restart", "1MiB", Datasets.hdfsMount(root));
+            List<Worker> workers = cluster.liveWorkers(2);
+
+            String id = start("{\"dataset\":\"hdfs-restart\",\"targets\":[{\"path\":\"/\"}]}");
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> bytesDone(id) > 0);
+            hdfs.close();  // the NameNode, and its DataNode with it, while blocks are being read
+            assertThat(bytesDone(id)).as("the restart came in the middle of the load").isLessThan(total);
+            hdfs = HdfsServer.start(hdfsData, port);
+
+            await().atMost(Duration.ofSeconds(150)).until(() -> phase(id) == DataLoadPhase.COMPLETE
+                    || phase(id) == DataLoadPhase.FAILED);
+            given().get("/api/v1/dataloads/" + id).then().body("phase", equalTo("Complete"))
+                    .body("filesDone", equalTo(12)).body("errors.size()", equalTo(0));
+            assertThat(workers.stream().mapToLong(worker -> Cluster.heldBy(worker.address(), "hdfs-restart")).sum())
+                    .isEqualTo(total);
+        } finally {
+            hdfs.close();
+        }
+    }
+
+    private long bytesDone(String id) {
+        return given().get("/api/v1/dataloads/" + id).jsonPath().getLong("bytesDone");
     }
 
     private String start(String body) {

@@ -8,6 +8,7 @@ import io.granary.contracts.block.BlockFillRequest;
 import io.granary.contracts.block.BlockFillResult;
 import io.granary.contracts.block.BlockRef;
 import io.granary.contracts.dataload.FileError;
+import io.granary.ufs.UnderStoreUnavailableException;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -75,6 +76,7 @@ public class BatchFiller {
         int filled = 0;
         int failed = 0;
         List<FileError> errors = new ArrayList<>();
+        List<BlockRef> unavailable = new ArrayList<>();
         for (int i = 0; i < running.size(); i++) {
             String reason;
             try {
@@ -86,6 +88,10 @@ public class BatchFiller {
                 }
                 reason = "no cache level has room";
             } catch (ExecutionException e) {
+                if (unreachable(e.getCause())) {
+                    unavailable.add(missing.get(i));  // the asker tries again once the store is back
+                    continue;
+                }
                 reason = e.getCause().getMessage();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -96,7 +102,16 @@ public class BatchFiller {
                 errors.add(new FileError(missing.get(i).path(), "block " + missing.get(i).index() + ": " + reason));
             }
         }
-        return new BlockFillResult(cached, filled, failed, bytes, errors);
+        return new BlockFillResult(cached, filled, failed, bytes, errors, unavailable);
+    }
+
+    private static boolean unreachable(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof UnderStoreUnavailableException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static <T> Future<T> now(Callable<T> task) {

@@ -9,7 +9,7 @@ import io.granary.block.store.StoredBlock;
 import io.granary.block.store.BlockStore;
 import io.granary.contracts.block.BlockRef;
 import io.granary.kit.client.HandedBlock;
-import io.granary.ufs.UnderStoreException;
+import io.granary.ufs.UnderStoreUnavailableException;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
@@ -144,8 +144,9 @@ public class BlockFiller {
                 filling.diskFailed(true);
                 return Optional.empty();
             } catch (IOException e) {
-                throw new UnderStoreException("reading block " + ref.index() + " of '" + ref.path() + "' failed: "
-                        + e.getMessage(), e);
+                // The store's stream broke (a reset, a DataNode or NameNode gone mid-read): worth another try later.
+                throw new UnderStoreUnavailableException("reading block " + ref.index() + " of '" + ref.path()
+                        + "' failed: " + e.getMessage(), e);
             }
             if (writer.length() == 0) {
                 throw new NoSuchBlockException("'" + ref.path() + "' has no block " + ref.index());

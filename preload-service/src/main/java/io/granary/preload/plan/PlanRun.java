@@ -315,13 +315,13 @@ final class PlanRun implements Runnable {
         for (int position : batch) {
             bytes += layout.lengths()[position];
         }
-        int asked = result.cached() + result.filled() + result.failed();
+        int asked = result.cached() + result.filled() + result.failed() + result.unavailable().size();
         filledBytes.addAndGet(asked == 0 ? 0 : bytes * result.filled() / asked);
         if (result.cached() + result.filled() > 0) {
             missShare = 0.8 * missShare + 0.2 * result.filled() / (result.cached() + result.filled());
         }
         tally.fetched(result.cached(), result.filled(), result.failed());
-        if (result.failed() > 0) {
+        if (result.failed() > 0 || !result.unavailable().isEmpty()) {
             askAgain(batch);  // which ones is not said: the held ones cost a lookup
         }
     }

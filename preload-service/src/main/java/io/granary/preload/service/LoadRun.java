@@ -19,8 +19,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,7 +38,10 @@ final class LoadRun {
 
     private static final Logger LOG = Logger.getLogger(LoadRun.class);
     private static final int PAGE = 1000;
-    /** Pauses before a failed batch is sent again: about a minute in all, past a worker's restart or its leaving. */
+    /**
+     * Pauses before a failed batch, or the blocks its worker could not read from the under-store, are sent again:
+     * about a minute in all, past a worker's or a NameNode's restart, or the worker's leaving.
+     */
     private static final Duration[] RETRY_BACKOFF = {Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4),
         Duration.ofSeconds(8), Duration.ofSeconds(15), Duration.ofSeconds(15), Duration.ofSeconds(15)};
 
@@ -210,8 +215,26 @@ final class LoadRun {
         progress.bytesDone.addAndGet(result.bytes());
         Map<String, String> failedPaths = new HashMap<>();
         result.errors().forEach(error -> failedPaths.putIfAbsent(error.path(), error.reason()));
+        Set<BlockRef> later = new HashSet<>(result.unavailable());
         for (BlockRef ref : batch) {
-            blockDone(ref.path(), remaining, failedPaths.get(ref.path()));
+            if (!later.contains(ref)) {
+                blockDone(ref.path(), remaining, failedPaths.get(ref.path()));
+            }
+        }
+        if (later.isEmpty()) {
+            return;
+        }
+        if (attempt < RETRY_BACKOFF.length && !load.cancelled) {
+            // The under-store is down or restarting (a NameNode restart, an S3 outage): the same owner asks it
+            // again after a pause, past the restart, rather than failing the files.
+            LOG.warnf("DataLoad %s: the under-store could not be reached for %d blocks on %s; asked again in %s",
+                    load.id, later.size(), owner.id(), RETRY_BACKOFF[attempt]);
+            Thread.sleep(RETRY_BACKOFF[attempt].toMillis());
+            send(owner, result.unavailable(), blockSize, files, remaining, placing, attempt + 1);
+            return;
+        }
+        for (BlockRef ref : result.unavailable()) {
+            blockDone(ref.path(), remaining, "block " + ref.index() + ": the under-store could not be reached");
         }
     }
 
