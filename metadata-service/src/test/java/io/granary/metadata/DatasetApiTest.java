@@ -96,7 +96,7 @@ class DatasetApiTest {
         given().contentType(ContentType.JSON).body(Map.of("name", "Bad_Name", "mounts", List.of(Map.of("uri", "s3://b/p"))))
                 .post("/api/v1/datasets").then().statusCode(400).contentType("application/problem+json")
                 .body("field", equalTo("name"));
-        given().contentType(ContentType.JSON).body(Map.of("name", "ok-name", "mounts", List.of(Map.of("uri", "hdfs://x/y"))))
+        given().contentType(ContentType.JSON).body(Map.of("name", "ok-name", "mounts", List.of(Map.of("uri", "gs://x/y"))))
                 .post("/api/v1/datasets").then().statusCode(400).body("field", equalTo("mounts[0].uri"));
         given().contentType(ContentType.JSON).body("{\"name\":\"ok-name\",\"mounts\":[{\"uri\":\"s3://b\"}],\"replicas\":\"many\"}")
                 .post("/api/v1/datasets").then().statusCode(400).body("field", equalTo("replicas"));

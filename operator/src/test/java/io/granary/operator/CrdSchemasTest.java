@@ -58,8 +58,16 @@ class CrdSchemasTest {
                 """))).singleElement().asString().contains("uri");
         assertThat(SCHEMAS.refusals(dataset("""
                   mounts:
-                    - uri: hdfs://namenode/data
+                    - uri: gs://bucket/data
                 """))).singleElement().asString().contains("uri");
+        assertThat(SCHEMAS.refusals(dataset("""
+                  mounts:
+                    - uri: hdfs://etl@namenode:8020/data
+                """))).singleElement().asString().contains("uri");
+        assertThat(SCHEMAS.refusals(dataset("""
+                  mounts:
+                    - uri: hdfs://namenode:8020/warehouse/logs
+                """))).isEmpty();
     }
 
     @Test
