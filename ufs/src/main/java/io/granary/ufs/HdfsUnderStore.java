@@ -151,9 +151,7 @@ public final class HdfsUnderStore implements UnderStore {
 
     @Override
     public InputStream read(String path, String etag, long offset, long length) {
-        if (offset < 0 || length < -1) {
-            throw new IllegalArgumentException("bad range: offset " + offset + ", length " + length);
-        }
+        Keys.checkRange(offset, length);
         String key = Keys.object(path);
         if (Keys.reserved(key)) {
             throw notFound(key);
@@ -184,7 +182,7 @@ public final class HdfsUnderStore implements UnderStore {
 
     @Override
     public ObjectInfo write(String path, InputStream data, long size, Map<String, String> metadata) {
-        String key = writableKey(path);
+        String key = Keys.writable(path, uri);
         Path target = path(key);
         Path temp = new Path(target.getParent(), Keys.TEMP_PREFIX + UUID.randomUUID());
         try {
@@ -208,7 +206,7 @@ public final class HdfsUnderStore implements UnderStore {
 
     @Override
     public ObjectInfo replaceMetadata(String path, String etag, Map<String, String> metadata) {
-        String key = writableKey(path);
+        String key = Keys.writable(path, uri);
         Path file = path(key);
         try {
             FileStatus status = fileStatus(file, key);
@@ -254,7 +252,7 @@ public final class HdfsUnderStore implements UnderStore {
 
     @Override
     public String startUpload(String path, Map<String, String> metadata) {
-        return uploads.start(writableKey(path), metadata);
+        return uploads.start(Keys.writable(path, uri), metadata);
     }
 
     @Override
@@ -264,7 +262,7 @@ public final class HdfsUnderStore implements UnderStore {
 
     @Override
     public ObjectInfo completeUpload(String path, String uploadId, List<UploadedPart> parts) {
-        String key = writableKey(path);
+        String key = Keys.writable(path, uri);
         uploads.complete(key, uploadId, parts, path(key));
         return stat(key);
     }
@@ -399,14 +397,6 @@ public final class HdfsUnderStore implements UnderStore {
 
     // --- private ---
 
-    private String writableKey(String path) {
-        String key = Keys.object(path);
-        if (Keys.reserved(key)) {
-            throw new PathOutsideMountException("'" + key + "' is reserved in " + uri
-                    + " for Granary's own state and multipart uploads in progress");
-        }
-        return key;
-    }
 
     /** A regular file's status; a directory is not an object. */
     private FileStatus fileStatus(Path file, String key) throws IOException {

@@ -34,7 +34,6 @@ final class HdfsUploads {
     private static final String METADATA_FILE = "metadata";
     private static final Pattern UPLOAD_ID =
             Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
-    private static final int COPY_BUFFER = 1 << 20;
 
     private final HdfsUnderStore store;
     private final DistributedFileSystem fs;
@@ -109,20 +108,8 @@ final class HdfsUploads {
                 Uploads.checkSize(part, status.getLen(), i == parts.size() - 1, key);
                 files.add(file);
             }
-            byte[] buffer = new byte[COPY_BUFFER];
             try (FSDataOutputStream out = fs.create(temp, false)) {
-                for (int i = 0; i < parts.size(); i++) {
-                    MessageDigest md5 = Md5.digest();  // checked on the bytes as they are joined: one read a part
-                    try (FSDataInputStream in = fs.open(files.get(i))) {
-                        for (int n; (n = in.read(buffer)) > 0; ) {
-                            md5.update(buffer, 0, n);
-                            out.write(buffer, 0, n);
-                        }
-                    }
-                    if (!Md5.hex(md5).equals(parts.get(i).etag())) {
-                        throw Uploads.etagMismatch(parts.get(i), key);
-                    }
-                }
+                Uploads.join(parts, i -> fs.open(files.get(i)), out, key);
             }
             store.recordMetadata(temp, ObjectMetadata.decode(readSmall(new Path(claimed, METADATA_FILE))));
             fs.rename(temp, target, Options.Rename.OVERWRITE);

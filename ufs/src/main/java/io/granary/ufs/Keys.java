@@ -32,6 +32,27 @@ final class Keys {
         return top.equalsIgnoreCase(UPLOADS_DIR) || top.equalsIgnoreCase(STATE_DIR);
     }
 
+    /**
+     * The key of an object that may be written: not one of {@link #reserved} Granary's own.
+     *
+     * @param where how messages name the store
+     */
+    static String writable(String path, Object where) {
+        String key = object(path);
+        if (reserved(key)) {
+            throw new PathOutsideMountException("'" + key + "' is reserved in " + where
+                    + " for Granary's own state and multipart uploads in progress");
+        }
+        return key;
+    }
+
+    /** A ranged read's bounds: an offset from 0, a length from 0, or -1 for the rest of the object. */
+    static void checkRange(long offset, long length) {
+        if (offset < 0 || length < -1) {
+            throw new IllegalArgumentException("bad range: offset " + offset + ", length " + length);
+        }
+    }
+
     /** True for a name Granary gives its own passing entries in a mount's root: uploads in progress, temporary files. */
     static boolean ownHidden(String name) {
         return name.equals(UPLOADS_DIR) || name.startsWith(TEMP_PREFIX);

@@ -99,7 +99,7 @@ public final class LocalUnderStore implements UnderStore {
 
     @Override
     public InputStream read(String path, String etag, long offset, long length) {
-        checkRange(offset, length);
+        Keys.checkRange(offset, length);
         String key = Keys.object(path);
         if (Keys.reserved(key)) {
             throw notFound(key);
@@ -127,7 +127,7 @@ public final class LocalUnderStore implements UnderStore {
 
     @Override
     public ObjectInfo write(String path, InputStream data, long size, Map<String, String> metadata) {
-        String key = writableKey(path);
+        String key = Keys.writable(path, uri);
         Path target = resolve(key);
         Path temp = null;
         try {
@@ -156,7 +156,7 @@ public final class LocalUnderStore implements UnderStore {
 
     @Override
     public ObjectInfo replaceMetadata(String path, String etag, Map<String, String> metadata) {
-        String key = writableKey(path);
+        String key = Keys.writable(path, uri);
         Path file = existingFile(key);
         try {
             BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
@@ -193,7 +193,7 @@ public final class LocalUnderStore implements UnderStore {
 
     @Override
     public String startUpload(String path, Map<String, String> metadata) {
-        String key = writableKey(path);
+        String key = Keys.writable(path, uri);
         resolve(key);  // a symlink out of the root fails now, not when the upload completes
         return uploads.start(key, metadata);
     }
@@ -231,14 +231,6 @@ public final class LocalUnderStore implements UnderStore {
                 LocalAttributes.etag(file, attributes));
     }
 
-    private String writableKey(String path) {
-        String key = Keys.object(path);
-        if (Keys.reserved(key)) {
-            throw new PathOutsideMountException("'" + key + "' is reserved in " + uri
-                    + " for Granary's own state and multipart uploads in progress");
-        }
-        return key;
-    }
 
     /** The file for a key, refused if it (or, for a new file, its nearest existing ancestor) is outside. */
     Path resolve(String key) {
@@ -305,11 +297,6 @@ public final class LocalUnderStore implements UnderStore {
         }
     }
 
-    private static void checkRange(long offset, long length) {
-        if (offset < 0 || length < -1) {
-            throw new IllegalArgumentException("bad range: offset " + offset + ", length " + length);
-        }
-    }
 
     private ObjectNotFoundException notFound(String key) {
         return new ObjectNotFoundException("no object '" + key + "' in " + uri);

@@ -40,8 +40,6 @@ final class LocalUploads {
     private static final Pattern UPLOAD_ID =
             Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
-    private static final int COPY_BUFFER = 1 << 20;
-
     private final LocalUnderStore store;
     private final Path uploads;
 
@@ -119,20 +117,7 @@ final class LocalUploads {
             temp = LocalUnderStore.newTempFile(target);
             try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE);
                  OutputStream out = Channels.newOutputStream(channel)) {
-                byte[] buffer = new byte[COPY_BUFFER];
-                for (int i = 0; i < parts.size(); i++) {
-                    // The etag is checked on the bytes as they are joined: one read of each part, not two.
-                    MessageDigest md5 = Md5.digest();
-                    try (InputStream in = Files.newInputStream(files.get(i))) {
-                        for (int n; (n = in.read(buffer)) > 0; ) {
-                            md5.update(buffer, 0, n);
-                            out.write(buffer, 0, n);
-                        }
-                    }
-                    if (!Md5.hex(md5).equals(parts.get(i).etag())) {
-                        throw Uploads.etagMismatch(parts.get(i), key);
-                    }
-                }
+                Uploads.join(parts, i -> Files.newInputStream(files.get(i)), out, key);
                 channel.force(true);
             }
             Path metadata = claimed.resolve(METADATA_FILE);

@@ -179,9 +179,7 @@ public final class S3UnderStore implements UnderStore {
 
     @Override
     public InputStream read(String path, String etag, long offset, long length) {
-        if (offset < 0 || length < -1) {
-            throw new IllegalArgumentException("bad range: offset " + offset + ", length " + length);
-        }
+        Keys.checkRange(offset, length);
         String key = Keys.object(path);
         if (length == 0) {
             ObjectInfo info = stat(key);  // S3 has no empty range; still fail for a missing object
