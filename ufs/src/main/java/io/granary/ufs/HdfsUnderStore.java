@@ -22,8 +22,7 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -382,11 +381,7 @@ public final class HdfsUnderStore implements UnderStore {
         if (cause instanceof AccessControlException) {
             return new AccessDeniedException(what + " was denied: " + firstLine(cause.getMessage()), e);
         }
-        if (cause instanceof ConnectException || cause instanceof SocketTimeoutException || cause instanceof EOFException
-                || cause instanceof NoRouteToHostException || cause instanceof UnknownHostException
-                || cause instanceof InterruptedIOException
-                || cause instanceof RemoteException remote && UNAVAILABLE.contains(remote.getClassName())
-                || UNAVAILABLE.contains(cause.getClass().getName())) {
+        if (unavailable(e)) {
             return new UnderStoreUnavailableException(what + " failed, HDFS unavailable: " + firstLine(cause.toString()), e);
         }
         if (cause instanceof ParentNotDirectoryException) {
@@ -396,6 +391,23 @@ public final class HdfsUnderStore implements UnderStore {
     }
 
     // --- private ---
+
+    /**
+     * A NameNode or DataNode that went away or is not serving yet, anywhere in the chain (the client wraps socket
+     * errors in IOExceptions of its own): a refused, reset or timed-out connection, a stream cut short, standby,
+     * safe mode, retriable.
+     */
+    private static boolean unavailable(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SocketException || cause instanceof SocketTimeoutException
+                    || cause instanceof EOFException || cause instanceof UnknownHostException
+                    || cause instanceof InterruptedIOException || UNAVAILABLE.contains(cause.getClass().getName())
+                    || cause instanceof RemoteException remote && UNAVAILABLE.contains(remote.getClassName())) {
+                return true;
+            }
+        }
+        return false;
+    }
 
 
     /** A regular file's status; a directory is not an object. */
