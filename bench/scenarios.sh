@@ -12,7 +12,7 @@
 #              it is back at full speed, reads failed, what the store sent meanwhile.
 #   training   a PyTorch DataLoader with a stand-in GPU (a sleep per batch, half what s3fs takes to bring a batch)
 #              over the mount against s3fs on the store: cold, after a DataLoad, a dataset twice the cache.
-# --short (CI): a 256 MiB checkpoint (not restored from node 1 only) and the failover (a), in shorter phases.
+# --short (CI): a 128 MiB checkpoint (not restored from node 1 only) and the failover (a), in shorter phases.
 # Needs root, /dev/fuse, boto3, s3fs and PyTorch for /usr/bin/python3 (python3-boto3, python3-torch). Every
 # process it starts is stopped when it ends; KEEP=1 keeps its work directory.
 set -euo pipefail
@@ -32,7 +32,7 @@ die() { echo "scenarios: $*" >&2; exit 1; }
 usage() { die "usage: bench/scenarios.sh [--short] [--only fanout,failover,training] [--nodes N] [--link MBIT[:DELAY_MS]] [--checkpoint MIB] [--failover a,b,c]"; }
 while (( $# )); do
   case $1 in
-    --short) ONLY=fanout,failover; CHECKPOINT=256; FAILOVER=a; SHORT=true; shift ;;
+    --short) ONLY=fanout,failover; CHECKPOINT=128; FAILOVER=a; SHORT=true; shift ;;
     --only) [[ ${2:-} =~ ^(fanout|failover|training)(,(fanout|failover|training))*$ ]] || usage; ONLY=$2; shift 2 ;;
     --nodes) [[ ${2:-} =~ ^[2-9]$ ]] || die "--nodes needs 2 to 9"; NODES=$2; shift 2 ;;
     --link) [[ ${2:-} =~ ^[0-9]+(:[0-9]+)?$ ]] || usage; LINK=$2; shift 2 ;;
