@@ -28,8 +28,11 @@ public interface ReadConfig {
     @WithDefault("1s")
     Duration hedgeMin();
 
-    /** The most a reader waits on an owner that gives no byte (also the wait before any answer was timed). */
-    @WithDefault("2s")
+    /**
+     * The most a reader waits on an owner that gives no byte (also the wait before any answer was timed): on cores
+     * so busy that a first byte's 99th percentile passes 375 ms, a cut node's reads wait this, then the store's.
+     */
+    @WithDefault("1500ms")
     Duration hedgeMax();
 
     /** An owner that failed is passed over (placement picks the next) for this long. */
