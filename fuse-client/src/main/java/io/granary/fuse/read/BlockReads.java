@@ -291,6 +291,7 @@ public final class BlockReads {
     /** The whole block from its owners in turn, then from the under-store. Runs on a fetcher thread. */
     private byte[] fetch(Dataset dataset, FileInfo file, BlockSlice slice, List<Worker> owners) {
         int length = Math.toIntExact(slice.blockLength());
+        long started = System.nanoTime();
         for (Worker owner : owners) {
             try {
                 byte[] block = BlockClient.await(blocks.block(owner, dataset.name(), file, slice.index(), length))
@@ -305,9 +306,11 @@ public final class BlockReads {
                 Thread.currentThread().interrupt();
                 throw new CompletionException(e);
             } catch (RuntimeException e) {
-                LOG.debugf("block %d of %s from %s failed: %s", slice.index(), file.path(), owner.id(), e.getMessage());
+                LOG.debugf("block %d of %s from %s failed after %d ms: %s", slice.index(), file.path(), owner.id(),
+                        (System.nanoTime() - started) / 1_000_000, e.getMessage());
             }
         }
+        long fromStore = System.nanoTime();
         try {
             MountedStores.Located located = stores.locate(dataset.spec().mounts(), file.path());
             try (InputStream in = located.store().read(located.key(), file.etag(), slice.blockOffset(), length)) {
@@ -317,6 +320,9 @@ public final class BlockReads {
                             + " after " + block.length + " of " + length + " bytes");
                 }
                 metrics.served(FuseMetrics.UNDER_STORE, length);
+                LOG.debugf("block %d of %s read from the under-store in %d ms (%d ms after the fetch began)",
+                        slice.index(), file.path(), (System.nanoTime() - fromStore) / 1_000_000,
+                        (System.nanoTime() - started) / 1_000_000);
                 return block;
             }
         } catch (IOException | RuntimeException e) {

@@ -218,8 +218,11 @@ final class ObjectStream {
     private void fromUnderStore(BlockSlice slice, long skip, String reason) {
         reads.metrics.fallback(reason);
         ByteRange.Slice rest = rest(slice, skip);
+        long started = System.nanoTime();
         UnderStoreRange.send(reads.vertx, reads.stores, dataset, file, rest.offset(), rest.length(), request.response())
                 .onComplete(sent -> {
+                    LOG.debugf("block %d of %s from the under-store (%s): %d bytes in %d ms", slice.index(),
+                            file.path(), reason, rest.length(), (System.nanoTime() - started) / 1_000_000);
                     if (sent.succeeded()) {
                         reads.metrics.served(GatewayMetrics.UNDER_STORE, sent.result());
                         advance();

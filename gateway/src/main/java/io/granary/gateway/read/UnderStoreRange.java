@@ -7,6 +7,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
+import org.jboss.logging.Logger;
 
 import java.io.InputStream;
 
@@ -16,6 +17,8 @@ import java.io.InputStream;
  */
 final class UnderStoreRange {
 
+    private static final Logger LOG = Logger.getLogger(UnderStoreRange.class);
+
     private static final int CHUNK = 256 * 1024;
 
     private UnderStoreRange() {
@@ -24,10 +27,14 @@ final class UnderStoreRange {
     /** @return completes with the bytes written, once they are all handed to the response */
     static Future<Long> send(Vertx vertx, MountedStores stores, Dataset dataset, FileInfo file, long offset,
                              long length, HttpServerResponse out) {
+        long asked = System.nanoTime();
         return vertx.executeBlocking(() -> {
+            long began = System.nanoTime();
             MountedStores.Located located = stores.locate(dataset.spec().mounts(), file.path());
             long sent = 0;
             try (InputStream in = located.store().read(located.key(), file.etag(), offset, length)) {
+                LOG.debugf("%s from %d: %d ms waiting for a thread, %d ms for the store's answer", file.path(), offset,
+                        (began - asked) / 1_000_000, (System.nanoTime() - began) / 1_000_000);
                 byte[] chunk = new byte[CHUNK];
                 while (sent < length) {
                     int n = in.readNBytes(chunk, 0, (int) Math.min(CHUNK, length - sent));
