@@ -3,6 +3,8 @@ package io.granary.ufs;
 import io.granary.contracts.dataset.Mount;
 import io.granary.contracts.dataset.MountedPath;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -75,6 +77,29 @@ public final class MountedStores implements AutoCloseable {
     public void check(Mount mount) {
         try (UnderStore store = new CountedUnderStore(opener.open(mount), requests)) {
             store.probe();
+        }
+    }
+
+    /**
+     * Opens the shared store of each mount and reads one byte of the first object it lists at its top, so that the
+     * first read around a failed worker does not also start the store's client (its classes, connections and
+     * signing): a mount's first 1 MiB read-around took 2.5 s that way, its later ones tens of milliseconds.
+     *
+     * @throws UnderStoreException when a store cannot be reached or read
+     */
+    public void prepare(Collection<Mount> mounts) {
+        for (Mount mount : mounts) {
+            UnderStore store = store(mount);
+            ListPage page = store.list("", "/", null, 1);
+            for (ObjectInfo first : page.objects()) {
+                if (first.size() > 0) {
+                    try (InputStream in = store.read(first.path(), first.etag(), 0, 1)) {
+                        in.readAllBytes();
+                    } catch (IOException e) {
+                        throw new UnderStoreException("reading '" + first.path() + "': " + e.getMessage(), e);
+                    }
+                }
+            }
         }
     }
 

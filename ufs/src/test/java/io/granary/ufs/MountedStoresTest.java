@@ -98,6 +98,18 @@ class MountedStoresTest {
     }
 
     @Test
+    void preparingMountsListsEachAndReadsAByteOfItsFirstObject() throws IOException {
+        Files.createDirectories(dir.resolve("data/empty"));
+        Mount empty = new Mount(dir.resolve("data/empty").toUri().toString(), "empty", Map.of(), null);
+
+        stores.prepare(List.of(rootMount, valMount, empty));
+
+        assertThat(requests).containsEntry("list", 3).containsEntry("read", 2);
+        assertThatThrownBy(() -> stores.prepare(List.of(new Mount(dir.resolve("data/missing").toUri().toString(),
+                null, Map.of(), null)))).isInstanceOf(UnderStoreException.class);
+    }
+
+    @Test
     void aCheckProbesTheMountAndRefusesOneThatCannotBeRead() {
         stores.check(rootMount);
 

@@ -1,6 +1,7 @@
 package io.granary.fuse.mount;
 
 import io.granary.contracts.block.ByteSize;
+import io.granary.contracts.dataset.Dataset;
 import io.granary.contracts.validation.ValidationException;
 import io.granary.fuse.config.FuseConfig;
 import io.granary.fuse.metrics.FuseMetrics;
@@ -13,6 +14,7 @@ import io.granary.kit.rest.DatasetNotFoundException;
 import io.granary.kit.security.SecretException;
 import io.granary.kit.security.SecretFiles;
 import io.granary.ufs.Credentials;
+import io.granary.ufs.MountedStores;
 import io.quarkus.arc.ClientProxy;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
@@ -52,6 +54,8 @@ public class FuseClientMain implements QuarkusApplication {
     BlockReads reads;
     @Inject
     FuseMetrics metrics;
+    @Inject
+    MountedStores stores;
 
     @Override
     public int run(String... args) throws Exception {
@@ -87,6 +91,7 @@ public class FuseClientMain implements QuarkusApplication {
         kernelReadAhead(mountPoint, kernelReadAhead);
         LOG.infof("mounted %s at %s (%s)", config.dataset().map(d -> "dataset " + d).orElse("every dataset"),
                 mountPoint, checkpoints == null ? "read-only" : "read and write");
+        prepareReadsAround();
         try {
             Quarkus.waitForExit();
         } finally {
@@ -96,6 +101,29 @@ public class FuseClientMain implements QuarkusApplication {
             }
         }
         return 0;
+    }
+
+    /**
+     * Reads around a failed worker go to the under-store, which a mount otherwise first reads at that worker's
+     * failure: its store's client is started now, in the background, and a store this node cannot reach is said.
+     */
+    private void prepareReadsAround() {
+        Thread prepare = new Thread(() -> {
+            long started = System.nanoTime();
+            try {
+                List<Dataset> datasets = config.dataset().map(name -> List.of(metadata.dataset(name)))
+                        .orElseGet(metadata::datasets);
+                stores.prepare(datasets.stream().flatMap(dataset -> dataset.spec().mounts().stream()).distinct()
+                        .toList());
+                LOG.debugf("under-stores ready for reads around workers in %d ms",
+                        (System.nanoTime() - started) / 1_000_000);
+            } catch (RuntimeException e) {
+                LOG.warnf("the under-store cannot be read from this node (%s): a read whose workers fail will fail",
+                        e.getMessage());
+            }
+        }, "understore-prepare");
+        prepare.setDaemon(true);
+        prepare.start();
     }
 
     /** Why this mount cannot be made, fit for one line; null when it can. */
