@@ -1,5 +1,6 @@
 package io.granary.ufs;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +90,20 @@ final class CountedUnderStore implements UnderStore {
     public void abortUpload(String path, String uploadId) {
         requests.accept(UPLOAD);
         store.abortUpload(path, uploadId);
+    }
+
+    /** {@link MountedStores#prepare}: a listing of one entry and one byte of it, counted as one probe. */
+    void prepare() {
+        requests.accept(PROBE);
+        for (ObjectInfo first : store.list("", "/", null, 1).objects()) {
+            if (first.size() > 0) {
+                try (InputStream in = store.read(first.path(), first.etag(), 0, 1)) {
+                    in.readAllBytes();
+                } catch (IOException e) {
+                    throw new UnderStoreException("reading '" + first.path() + "': " + e.getMessage(), e);
+                }
+            }
+        }
     }
 
     @Override

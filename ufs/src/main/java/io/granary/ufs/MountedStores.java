@@ -3,8 +3,6 @@ package io.granary.ufs;
 import io.granary.contracts.dataset.Mount;
 import io.granary.contracts.dataset.MountedPath;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -29,7 +27,7 @@ public final class MountedStores implements AutoCloseable {
     private final UnderStores opener;
     private final Consumer<String> requests;
     private final long closeAfterMillis;
-    private final Map<Mount, UnderStore> open = new ConcurrentHashMap<>();
+    private final Map<Mount, CountedUnderStore> open = new ConcurrentHashMap<>();
     private final ScheduledExecutorService closer = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "understore-closer");
         thread.setDaemon(true);
@@ -65,6 +63,10 @@ public final class MountedStores implements AutoCloseable {
 
     /** The shared store of a mount; never close it. */
     public UnderStore store(Mount mount) {
+        return counted(mount);
+    }
+
+    private CountedUnderStore counted(Mount mount) {
         return open.computeIfAbsent(mount, m -> new CountedUnderStore(opener.open(m), requests));
     }
 
@@ -83,23 +85,14 @@ public final class MountedStores implements AutoCloseable {
     /**
      * Opens the shared store of each mount and reads one byte of the first object it lists at its top, so that the
      * first read around a failed worker does not also start the store's client (its classes, connections and
-     * signing): a mount's first 1 MiB read-around took 2.5 s that way, its later ones tens of milliseconds.
+     * signing): a mount's first 1 MiB read-around took 2.5 s that way, its later ones tens of milliseconds. Its
+     * requests are counted as one {@code probe} a mount: they serve no caller.
      *
      * @throws UnderStoreException when a store cannot be reached or read
      */
     public void prepare(Collection<Mount> mounts) {
         for (Mount mount : mounts) {
-            UnderStore store = store(mount);
-            ListPage page = store.list("", "/", null, 1);
-            for (ObjectInfo first : page.objects()) {
-                if (first.size() > 0) {
-                    try (InputStream in = store.read(first.path(), first.etag(), 0, 1)) {
-                        in.readAllBytes();
-                    } catch (IOException e) {
-                        throw new UnderStoreException("reading '" + first.path() + "': " + e.getMessage(), e);
-                    }
-                }
-            }
+            counted(mount).prepare();
         }
     }
 
