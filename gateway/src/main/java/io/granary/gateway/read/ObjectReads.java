@@ -66,13 +66,14 @@ public class ObjectReads {
      * run's first worker kill, where the next ones took tens of milliseconds.
      */
     private void prepare(Dataset dataset) {
-        List<Mount> fresh = dataset.spec().mounts().stream().filter(prepared::add).toList();
-        if (!fresh.isEmpty()) {
-            vertx.executeBlocking(() -> {
-                stores.prepare(fresh);
-                return null;
-            }, false).onFailure(failure -> LOG.warnf("the under-store of dataset %s cannot be read from here (%s):"
-                    + " a read whose workers fail will fail", dataset.name(), failure.getMessage()));
+        for (Mount mount : dataset.spec().mounts()) {  // a loop, not a stream: this runs for every GET
+            if (prepared.add(mount)) {
+                vertx.executeBlocking(() -> {
+                    stores.prepare(List.of(mount));
+                    return null;
+                }, false).onFailure(failure -> LOG.warnf("the under-store of dataset %s cannot be read from here"
+                        + " (%s): a read whose workers fail will fail", dataset.name(), failure.getMessage()));
+            }
         }
     }
 }
