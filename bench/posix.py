@@ -89,9 +89,14 @@ def epoch(args):
     print(files, size, f"{time.perf_counter() - start:.3f}", f"{digest:016x}", *([f"{waited:.3f}"] if args.compute else []))
 
 
-def collate(samples):  # the files' sizes may differ: a list of tensors, as a detection or text loader keeps them
+def collate(samples):
+    """A batch as PyTorch's default collate makes it: samples of one size stacked into one tensor, which crosses from
+    a worker to the loop as one shared-memory segment. Samples of several sizes stay a list, as a detection or text
+    loader keeps them: 64 tensors a batch took the loop 9-13 ms to take in, and a warm epoch ran at half the rate."""
+    import torch
     tensors, sizes, crcs = zip(*samples)
-    return list(tensors), list(sizes), list(crcs)
+    batch = torch.stack(tensors) if len(set(sizes)) == 1 else list(tensors)
+    return batch, list(sizes), list(crcs)
 
 
 def dd(file):
