@@ -135,7 +135,9 @@ for policy in "${POLICIES[@]}"; do
     fell=$(fallbacks)
     memory=$(mount_memory)
     cpu_snapshot "$WORK/epoch-0.cpu"
+    profile_start
     rate=$(read_epoch "$name" "$epoch")
+    profile_stop "$name-epoch-$epoch"
     cpu_snapshot "$WORK/epoch-1.cpu"
     echo "$name epoch $epoch: $(cpu_per_item "$WORK/epoch-0.cpu" "$WORK/epoch-1.cpu" "$FILES" file)" >&2
     reads=$(( $(store_reads) - before ))
