@@ -73,6 +73,7 @@ class JsonRoundTripTest {
                 DatasetEvent.fileChanged("imagenet", "a.jpg", "etag2", AT),
                 DatasetEvent.cacheFreed("imagenet", "train/", AT),
                 new BlockFillRequest("imagenet", List.of(new BlockRef("train/a.jpg", "etag", 0)), true),
+                BlockFillRequest.prefetch("imagenet", List.of(new BlockRef("train/b.jpg", "etag", 0))),
                 new LocalReads(Map.of("0".repeat(32) + "-0", 3), 1, 4096),
                 DatasetEvent.membership(DatasetEvent.Type.WORKER_LEFT, "worker-1", AT),
                 new DeadLetter(Topics.WORKER_HEARTBEATS, 0, 42, "worker-1", "{not json", "Unexpected character"));

@@ -68,9 +68,7 @@ public class BatchFiller {
         List<Future<Optional<StoredBlock>>> running = new ArrayList<>();
         for (BlockRef ref : missing) {
             BlockKey key = new BlockKey(request.dataset(), ref.id(request.dataset()));
-            // A preload's or a hand-over's block was asked for: admission judges only what readers bring in.
-            Callable<Optional<StoredBlock>> fill = () -> filler.fill(key, ref, request.holder(),
-                    !request.forReader());
+            Callable<Optional<StoredBlock>> fill = () -> filler.fill(key, ref, request.holder(), request.asked());
             running.add(request.forReader() ? now(fill) : fills.submit(fill));
         }
         int filled = 0;

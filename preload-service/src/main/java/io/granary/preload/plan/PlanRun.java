@@ -294,7 +294,7 @@ final class PlanRun implements Runnable {
         pending.get(owner).clear();
         List<BlockRef> refs = batch.stream().map(layout.blocks()::get).toList();
         inFlight.incrementAndGet(owner);
-        settings.client().fill(layout.owners().get(owner), new BlockFillRequest(plan.dataset(), refs, false))
+        settings.client().fill(layout.owners().get(owner), BlockFillRequest.prefetch(plan.dataset(), refs))
                 .onComplete(answer -> {
                     inFlight.decrementAndGet(owner);
                     if (answer.succeeded()) {
