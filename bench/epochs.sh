@@ -13,6 +13,7 @@
 #                   s3fs and PyTorch for $TORCH_PYTHON
 #   --link MBIT     (root) the store behind an emulated link of MBIT Mbit/s, as in bench/run.sh
 #   --only ROW      one row of policies: lru, default or plan (mount only); the s3fs baseline runs all the same
+# ASYNC_PROFILER=/path/to/libasyncProfiler.so profiles every JVM through each epoch (as bench/run.sh; PROFILES=dir).
 # Needs the services built (./mvnw -DskipTests package); every process it starts is stopped when it ends.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -55,7 +56,9 @@ fi
 echo "starting kafka, s3proxy, metadata-service in $WORK ..." >&2
 start_kafka
 if [[ -n $LINK_MBIT ]]; then start_s3 "$LINK_NETNS" "$LINK_STORE_IP"; else start_s3; fi
-start_metadata
+# One worker at a time, stopped between policies: counted gone once silent for its heartbeats, not after the
+# minute a lone worker's silence is otherwise forgiven (a broker restart silences every worker at once).
+start_metadata -Dgranary.metadata.quiet-limit=2s
 [[ $READER == s3 ]] || start_preload
 put_small_objects data "$FILES" "$WORK/keys"
 [[ -z $LINK_MBIT ]] || shape_link "$LINK_MBIT" 0

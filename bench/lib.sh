@@ -135,12 +135,12 @@ start_service() {  # start_service MODULE PORT -Dkey=value...: in the local prof
   wait_until "${READY_SECONDS:-120}" "$WORK/$module-$port.log" curl -sf "http://127.0.0.1:$port/q/health/ready"
 }
 
-start_metadata() {
+start_metadata() {  # start_metadata [-Dkey=value...]
   METADATA_PORT=$(free_port)
   local cluster; cluster=$(free_port)
   mkdir -p "$GRANARY_DATA_DIR"
   start_service metadata-service "$METADATA_PORT" -Dgranary.metadata.cluster.bind-port="$cluster" \
-    "-Dgranary.metadata.cluster.initial-hosts=127.0.0.1[$cluster]"
+    "-Dgranary.metadata.cluster.initial-hosts=127.0.0.1[$cluster]" "$@"
   METADATA_URL="http://127.0.0.1:$METADATA_PORT"
   export GRANARY_METADATA_URL="$METADATA_URL"  # every service started after it
 }
