@@ -135,6 +135,7 @@ start_service() {  # start_service MODULE PORT -Dkey=value...: in the local prof
   wait_until "${READY_SECONDS:-120}" "$WORK/$module-$port.log" curl -sf "http://127.0.0.1:$port/q/health/ready"
 }
 
+# shellcheck disable=SC2120  # its settings are optional: most benches start it as it is
 start_metadata() {  # start_metadata [-Dkey=value...]
   METADATA_PORT=$(free_port)
   local cluster; cluster=$(free_port)
