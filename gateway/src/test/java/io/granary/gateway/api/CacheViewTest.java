@@ -5,8 +5,9 @@ import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.StackResource;
 import io.granary.gateway.GatewayStack;
 import io.granary.gateway.s3.SdkClients;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -39,7 +40,7 @@ import static org.awaitility.Awaitility.await;
  * much of each file is cached (a block held by both counts once), what readers read, and each worker's counters.
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false, initArgs = {
+@WithTestResource(value = StackResource.class, scope = TestResourceScope.MATCHING_RESOURCES, initArgs = {
         @ResourceArg(name = "services", value = GatewayStack.SERVICES),
         @ResourceArg(name = GatewayStack.PRELOAD_RATE, value = GatewayStack.PRELOAD_RATE_VALUE)})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

@@ -7,8 +7,9 @@ import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.InjectStack;
 import io.granary.devstack.testing.StackResource;
 import io.granary.gateway.GatewayStack;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -35,7 +36,7 @@ import static org.awaitility.Awaitility.await;
  * client polling it would count as a failed call); once the service is back it answers again.
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false, initArgs = {
+@WithTestResource(value = StackResource.class, scope = TestResourceScope.MATCHING_RESOURCES, initArgs = {
         @ResourceArg(name = "services", value = GatewayStack.SERVICES),
         @ResourceArg(name = GatewayStack.PRELOAD_RATE, value = GatewayStack.PRELOAD_RATE_VALUE)})
 class DataLoadRestartTest {

@@ -2,10 +2,15 @@ package io.granary.gateway.client;
 
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.devstack.testing.Datasets;
+import io.granary.devstack.testing.StackResource;
+import io.granary.gateway.GatewayStack;
 import io.granary.gateway.metrics.GatewayMetrics;
 import io.granary.kit.client.MetadataClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -34,12 +39,15 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The near cache against the real metadata-service (the stack S3ApiTest declares for every test of this module):
+ * The near cache against the real metadata-service (the gateway tests' shared stack):
  * one miss brings the files after it in key order, a page proves a file absent only where it reaches, and a page
  * that was on its way while the cache forgot something is not kept, and readers missing files of one page together
  * ask for it once.
  */
 @QuarkusTest
+@WithTestResource(value = StackResource.class, scope = TestResourceScope.MATCHING_RESOURCES, initArgs = {
+        @ResourceArg(name = "services", value = GatewayStack.SERVICES),
+        @ResourceArg(name = GatewayStack.PRELOAD_RATE, value = GatewayStack.PRELOAD_RATE_VALUE)})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class NearCacheTest {
 

@@ -4,8 +4,9 @@ import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.StackResource;
 import io.granary.gateway.GatewayStack;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -44,7 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * test is skipped with a message, unless {@code GRANARY_BROWSER=required} (as {@code .ci/run} sets).
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false, initArgs = {
+@WithTestResource(value = StackResource.class, scope = TestResourceScope.MATCHING_RESOURCES, initArgs = {
         @ResourceArg(name = "services", value = GatewayStack.SERVICES),
         @ResourceArg(name = GatewayStack.PRELOAD_RATE, value = GatewayStack.PRELOAD_RATE_VALUE)})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)

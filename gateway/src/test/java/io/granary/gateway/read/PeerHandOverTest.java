@@ -8,8 +8,9 @@ import io.granary.devstack.testing.Metrics;
 import io.granary.devstack.testing.StackResource;
 import io.granary.gateway.GatewayStack;
 import io.granary.kit.blockfile.BlockFiles;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
@@ -37,7 +38,7 @@ import static org.awaitility.Awaitility.await;
  * worker, not from the under-store. Two real workers; the second misses blocks the first holds.
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false, initArgs = {
+@WithTestResource(value = StackResource.class, scope = TestResourceScope.MATCHING_RESOURCES, initArgs = {
         @ResourceArg(name = "services", value = GatewayStack.SERVICES),
         @ResourceArg(name = GatewayStack.PRELOAD_RATE, value = GatewayStack.PRELOAD_RATE_VALUE)})
 class PeerHandOverTest {

@@ -12,12 +12,15 @@ import io.granary.devstack.testing.InjectStack;
 import io.granary.devstack.testing.Metrics;
 import io.granary.devstack.testing.StackResource;
 import io.granary.gateway.s3.SdkClients;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.granary.kit.client.LiveWorkers;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.specification.RequestSpecification;
+import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.MethodOrderer;
@@ -50,13 +53,13 @@ import static org.awaitility.Awaitility.await;
  * Issue 19's cluster: three workers as processes hold a dataset; one is stopped (SIGTERM, and it drains first, as a
  * scale-in with {@code drain-on-stop}), and every byte is still read
  * from the cache; a fourth joins and takes its share from the others, after which each worker holds exactly what
- * placement gives it; then a worker killed half-way through its drain loses only what it had not moved. Moves are
- * held to 2 MiB/s so a drain lasts long enough to be killed in the middle.
+ * placement gives it; then a worker killed half-way through its drain loses only what it had not moved. The
+ * fourth's moves are held to 2 MiB/s so its drain lasts long enough to be killed in the middle.
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = true, initArgs = {
+@WithTestResource(value = StackResource.class, scope = TestResourceScope.MATCHING_RESOURCES, initArgs = {
         @ResourceArg(name = "services", value = "metadata-service,block-service,block-service,block-service"),
-        @ResourceArg(name = "block-service:granary.block.move-rate", value = "2MiB"),
+        @ResourceArg(name = "block-service-4:granary.block.move-rate", value = "2MiB"),
         @ResourceArg(name = "block-service-3:granary.block.drain-on-stop", value = "true")})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ScaleWithoutLossTest {
@@ -76,6 +79,9 @@ class ScaleWithoutLossTest {
     @TestHTTPResource("/")
     URI gateway;
 
+    @Inject
+    LiveWorkers liveWorkers;
+
     @ConfigProperty(name = "granary.allowed-roots")
     Path root;
 
@@ -85,6 +91,10 @@ class ScaleWithoutLossTest {
         for (String id : List.of("block-service", "block-service-2", "block-service-3")) {
             WORKERS.put(id, stackSetting("test." + id + "-url", URI.class));
         }
+        // The third worker may still be joining when its process is ready: the gateway places blocks on it once
+        // the metadata-service lists it live and the gateway has read the list again.
+        await().atMost(Duration.ofSeconds(60)).until(() -> live().keySet().containsAll(WORKERS.keySet()));
+        liveWorkers.refresh();
         files = dataset();
         long total = files.values().stream().mapToLong(content -> content.length).sum();
         readEverything();  // cold: every block is filled at its owner

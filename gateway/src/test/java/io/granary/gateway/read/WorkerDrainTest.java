@@ -6,8 +6,9 @@ import io.granary.devstack.testing.Metrics;
 import io.granary.devstack.testing.StackResource;
 import io.granary.gateway.GatewayStack;
 import io.granary.gateway.s3.SdkClients;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -37,7 +38,7 @@ import static org.hamcrest.Matchers.equalTo;
  * placement gives it from the worker that holds them, again without the under-store. Two real workers.
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false, initArgs = {
+@WithTestResource(value = StackResource.class, scope = TestResourceScope.MATCHING_RESOURCES, initArgs = {
         @ResourceArg(name = "services", value = GatewayStack.SERVICES),
         @ResourceArg(name = GatewayStack.PRELOAD_RATE, value = GatewayStack.PRELOAD_RATE_VALUE)})
 class WorkerDrainTest {

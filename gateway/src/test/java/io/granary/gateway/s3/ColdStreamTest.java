@@ -15,8 +15,9 @@ import io.granary.kit.client.LiveWorkers;
 import io.granary.ufs.Credentials;
 import io.granary.ufs.S3Location;
 import io.granary.ufs.S3UnderStore;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -47,7 +48,7 @@ import static org.awaitility.Awaitility.await;
  * cuts its answer; the shard read is one the worker on this node owns (the other worker stands for another node).
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false, initArgs = {
+@WithTestResource(value = StackResource.class, scope = TestResourceScope.MATCHING_RESOURCES, initArgs = {
         @ResourceArg(name = "services", value = GatewayStack.SERVICES),
         @ResourceArg(name = GatewayStack.PRELOAD_RATE, value = GatewayStack.PRELOAD_RATE_VALUE)})
 class ColdStreamTest {

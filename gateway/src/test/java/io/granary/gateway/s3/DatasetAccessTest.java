@@ -9,8 +9,9 @@ import io.granary.gateway.GatewayStack;
 import io.granary.ufs.Credentials;
 import io.granary.ufs.S3Location;
 import io.granary.ufs.S3UnderStore;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
@@ -47,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * SDK, a presigned URL or a signed management call, and a reader writes nowhere.
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false, initArgs = {
+@WithTestResource(value = StackResource.class, scope = TestResourceScope.MATCHING_RESOURCES, initArgs = {
         @ResourceArg(name = "services", value = GatewayStack.SERVICES),
         @ResourceArg(name = GatewayStack.PRELOAD_RATE, value = GatewayStack.PRELOAD_RATE_VALUE)})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
