@@ -22,8 +22,9 @@ import io.granary.ufs.S3Location;
 import io.granary.ufs.S3UnderStore;
 import io.granary.ufs.UnderStore;
 import io.granary.ufs.UnderStores;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -61,7 +62,7 @@ import static org.hamcrest.Matchers.equalTo;
  * processes). What is cached is checked on the workers themselves, against rendezvous placement.
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false,
+@WithTestResource(value = StackResource.class, scope = TestResourceScope.MATCHING_RESOURCES,
         initArgs = @ResourceArg(name = "services", value = "metadata-service,block-service,block-service"))
 class DataLoadTest {
 

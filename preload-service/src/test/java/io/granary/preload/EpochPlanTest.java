@@ -11,12 +11,15 @@ import io.granary.contracts.worker.Worker;
 import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
-import io.quarkus.test.common.QuarkusTestResource;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.smallrye.reactive.messaging.kafka.companion.KafkaCompanion;
+import jakarta.inject.Inject;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -31,6 +34,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 import static io.restassured.RestAssured.given;
@@ -41,11 +45,16 @@ import static org.hamcrest.Matchers.equalTo;
 /**
  * Epoch plans against real workers (child processes) and Kafka: the prefetch runs a window ahead of the position
  * the workers saw read, and stops with its reader; bad plans are refused over REST and dead-lettered from Kafka.
- * The window is 64 KiB here (the test profile), about 21 of these files.
+ * The window is 64 KiB here (the test profile), about 21 of these files. The workers' caches are 512 KiB each.
  */
 @QuarkusTest
-@QuarkusTestResource(value = StackResource.class, restrictToAnnotatedClass = false,
-        initArgs = @ResourceArg(name = "services", value = "metadata-service,block-service,block-service"))
+@WithTestResource(value = StackResource.class, scope = TestResourceScope.MATCHING_RESOURCES, initArgs = {
+        @ResourceArg(name = "services", value = "metadata-service,block-service,block-service"),
+        // Caches of 512 KiB a worker, so that a dataset twice their size is a few hundred small files; a block
+        // read is spent at once (no grace for a reader still to open it: these reads end before the next).
+        @ResourceArg(name = "block-service:granary.block.levels[0].quota", value = "256KiB"),
+        @ResourceArg(name = "block-service:granary.block.levels[1].quota", value = "256KiB"),
+        @ResourceArg(name = "block-service:granary.block.plan-spent-grace", value = "0s")})
 class EpochPlanTest {
 
     private static final int FILES = 200;
@@ -67,6 +76,9 @@ class EpochPlanTest {
     @ConfigProperty(name = "kafka.bootstrap.servers")
     String bootstrap;
 
+    @Inject
+    MeterRegistry meters;
+
     @Test
     void thePrefetchRunsAheadOfItsReaderAndStopsWhenTheJobStops() {
         Cluster cluster = new Cluster(metadataUrl);
@@ -83,10 +95,7 @@ class EpochPlanTest {
                 .isLessThanOrEqualTo(WINDOW_BLOCKS);
 
         int read = 60;
-        for (FileInfo file : files.subList(0, read)) {  // the job reads its first files from their owners
-            given().baseUri(owner(file, workers).address()).get(BlockApi.blockUri("epochs", 0, file.path(),
-                    file.etag())).then().statusCode(200);
-        }
+        files.subList(0, read).forEach(file -> read("epochs", file, workers));  // the job's first files
         await().atMost(Duration.ofSeconds(30)).until(() -> status("train.0").getInt("position") == read - 1);
         await().atMost(Duration.ofSeconds(30)).until(() -> status("train.0").getInt("fetched") > read);
 
@@ -102,6 +111,45 @@ class EpochPlanTest {
         long heldAfter = workers.stream().mapToLong(worker -> Cluster.heldBy(worker.address(), "epochs")).sum();
         assertThat(heldAfter).as("the blocks read and at most a window more")
                 .isLessThanOrEqualTo((long) (read + WINDOW_BLOCKS) * (SIZE + 100));
+    }
+
+    /**
+     * A plan's prefetch into a full cache takes only the room of blocks its epoch has read: before the reader
+     * starts, every block held is one the epoch reads, so the workers refuse it and keep them all; once the reader
+     * has spent some, the prefetch fills into their room.
+     */
+    @Test
+    void aPrefetchIntoAFullCacheTakesOnlyTheRoomOfBlocksItsEpochRead() {
+        Cluster cluster = new Cluster(metadataUrl);
+        Cluster.files(localRoot.resolve("twice"), 2 * 1024 * 1024 / SIZE, SIZE, 22);  // twice the workers' caches
+        cluster.dataset("twice", "1MiB", Datasets.localMount(localRoot.resolve("twice")));
+        List<Worker> workers = cluster.liveWorkers(2);
+        List<FileInfo> files = new ArrayList<>(cluster.files("twice"));
+        try {
+            files.forEach(file -> read("twice", file, workers));  // a first epoch, in listing order, fills the caches
+            Map<String, Long> held = held("twice", files, workers);
+            assertThat(held.size()).as("the caches are full: about half the dataset is held (%d and %d bytes)",
+                            Cluster.heldBy(workers.get(0).address(), "twice"),
+                            Cluster.heldBy(workers.get(1).address(), "twice"))
+                    .isBetween(files.size() / 4, files.size() * 3 / 4);
+
+            Collections.shuffle(files, new Random(4));
+            double refused = planBlocks("failed");
+            double filled = planBlocks("filled");
+            given().contentType(ContentType.JSON).body(plan("twice", "big", 1, files.stream().map(FileInfo::path)
+                    .toList())).post("/api/v1/plans").then().statusCode(202);
+            await().atMost(Duration.ofSeconds(30)).until(() -> planBlocks("failed") + planBlocks("filled")
+                    > refused + filled);  // the workers answered the window's first blocks they did not hold
+            assertThat(planBlocks("filled")).as("nothing read yet: no room is the plan's").isEqualTo(filled);
+            assertThat(held("twice", files, workers)).as("every block held stays").isEqualTo(held);
+
+            files.subList(0, 40).forEach(file -> read("twice", file, workers));
+            await().atMost(Duration.ofSeconds(30)).until(() -> planBlocks("filled") > filled);
+        } finally {
+            given().delete("/api/v1/plans/big.1");
+            workers.forEach(worker -> given().baseUri(worker.address()).delete("/blocks/twice").then()
+                    .statusCode(200));
+        }
     }
 
     @Test
@@ -169,9 +217,36 @@ class EpochPlanTest {
         return cluster.files(name).stream().map(FileInfo::path).toList();
     }
 
-    private static Worker owner(FileInfo file, List<Worker> workers) {
-        String block = BlockId.of("epochs", file.path(), file.etag(), 0).toString();
-        return RendezvousPlacement.owners(block, workers, Map.of(), 1).get(0);
+    /** The file's one block, read from its owner as a job reads it. */
+    private static void read(String dataset, FileInfo file, List<Worker> workers) {
+        given().baseUri(owner(dataset, file, workers).address()).get(BlockApi.blockUri(dataset, 0, file.path(),
+                file.etag(), file.size())).then().statusCode(200);
+    }
+
+    private static Worker owner(String dataset, FileInfo file, List<Worker> workers) {
+        return RendezvousPlacement.owners(blockId(dataset, file), workers, Map.of(), 1).get(0);
+    }
+
+    private static String blockId(String dataset, FileInfo file) {
+        return BlockId.of(dataset, file.path(), file.etag(), 0).toString();
+    }
+
+    /** The files' blocks the workers hold, with their lengths. */
+    private static Map<String, Long> held(String dataset, List<FileInfo> files, List<Worker> workers) {
+        Map<String, Long> held = new TreeMap<>();
+        for (Worker worker : workers) {
+            List<String> ids = files.stream().filter(file -> owner(dataset, file, workers).equals(worker))
+                    .map(file -> blockId(dataset, file)).toList();
+            held.putAll(given().baseUri(worker.address()).contentType(ContentType.JSON).body(ids)
+                    .post("/blocks/" + dataset + "/held").then().statusCode(200).extract().jsonPath()
+                    .getMap("$", String.class, Long.class));
+        }
+        return held;
+    }
+
+    /** The preload-service's count of the plans' blocks the workers answered with {@code result}. */
+    private double planBlocks(String result) {
+        return meters.counter("granary.preload.plan.blocks", "result", result).count();
     }
 
     private static JsonPath status(String id) {
