@@ -6,8 +6,13 @@ import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -143,7 +148,41 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
             config.put(METADATA_URL, service.url().toString());
         }
         config.put("test." + label + "-pid", Long.toString(service.pid()));
+        if (name.equals("block-service") && config.containsKey(METADATA_URL)) {
+            awaitLive(config.get(METADATA_URL), label);
+        }
         return service;
+    }
+
+    /**
+     * Waits until the metadata-service lists the worker live: a worker's process is ready before its first
+     * heartbeat is in, and a service started next reads the live workers once at its start.
+     */
+    private static void awaitLive(String metadata, String worker) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpRequest workers = HttpRequest.newBuilder(URI.create(metadata).resolve("/api/v1/workers"))
+                .header("Authorization", Identities.CLUSTER_AUTHORIZATION).timeout(Duration.ofSeconds(5)).build();
+        String listed = "";
+        try {
+            for (long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos(); System.nanoTime() < deadline; ) {
+                try {
+                    listed = http.send(workers, HttpResponse.BodyHandlers.ofString()).body();
+                    // Its record: the id first, its own "live" the first one after it (nothing nested has one).
+                    int at = listed.indexOf("\"id\":\"" + worker + "\"");
+                    int live = at < 0 ? -1 : listed.indexOf("\"live\":", at);
+                    if (live >= 0 && listed.startsWith("true", live + "\"live\":".length())) {
+                        return;
+                    }
+                } catch (IOException e) {
+                    listed = e.toString();
+                }
+                Thread.sleep(100);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted waiting for worker " + worker, e);
+        }
+        throw new IllegalStateException("worker " + worker + " was not listed live within 60 s: " + listed);
     }
 
     /**

@@ -12,7 +12,6 @@ import io.granary.devstack.testing.InjectStack;
 import io.granary.devstack.testing.Metrics;
 import io.granary.devstack.testing.StackResource;
 import io.granary.gateway.s3.SdkClients;
-import io.granary.kit.client.LiveWorkers;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -20,7 +19,6 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.specification.RequestSpecification;
-import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.MethodOrderer;
@@ -79,9 +77,6 @@ class ScaleWithoutLossTest {
     @TestHTTPResource("/")
     URI gateway;
 
-    @Inject
-    LiveWorkers liveWorkers;
-
     @ConfigProperty(name = "granary.allowed-roots")
     Path root;
 
@@ -91,10 +86,6 @@ class ScaleWithoutLossTest {
         for (String id : List.of("block-service", "block-service-2", "block-service-3")) {
             WORKERS.put(id, stackSetting("test." + id + "-url", URI.class));
         }
-        // The third worker may still be joining when its process is ready: the gateway places blocks on it once
-        // the metadata-service lists it live and the gateway has read the list again.
-        await().atMost(Duration.ofSeconds(60)).until(() -> live().keySet().containsAll(WORKERS.keySet()));
-        liveWorkers.refresh();
         files = dataset();
         long total = files.values().stream().mapToLong(content -> content.length).sum();
         readEverything();  // cold: every block is filled at its owner
