@@ -149,7 +149,7 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
         }
         config.put("test." + label + "-pid", Long.toString(service.pid()));
         if (name.equals("block-service") && config.containsKey(METADATA_URL)) {
-            awaitLive(config.get(METADATA_URL), label);
+            awaitLive(config.get(METADATA_URL), properties.get("granary.block.worker-id"));
         }
         return service;
     }
@@ -167,7 +167,7 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
             for (long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos(); System.nanoTime() < deadline; ) {
                 try {
                     listed = http.send(workers, HttpResponse.BodyHandlers.ofString()).body();
-                    // Its record: the id first, its own "live" the first one after it (nothing nested has one).
+                    // Its own "live" is the first after its id: keys in order, and nothing nested has one.
                     int at = listed.indexOf("\"id\":\"" + worker + "\"");
                     int live = at < 0 ? -1 : listed.indexOf("\"live\":", at);
                     if (live >= 0 && listed.startsWith("true", live + "\"live\":".length())) {
