@@ -54,8 +54,12 @@ import java.util.function.Function;
 @ApplicationScoped
 public class BlockClient implements AutoCloseable {
 
-    /** A worker on a live node accepts a connection within this, however busy it is. */
-    static final int CONNECT_TIMEOUT_MILLIS = 2000;
+    /**
+     * A worker on a live node accepts a connection in a network round trip: its kernel answers, however busy the JVM
+     * is. A node cut off answers nothing, and every first read from it (each client's, each worker's hand-over)
+     * waits this long before it goes around it.
+     */
+    static final int CONNECT_TIMEOUT_MILLIS = 500;
     /** A worker asked for a block it may hold (a hand-over) answers at once or not at all: it never fills for it. */
     static final Duration PEER_TIMEOUT = Duration.ofSeconds(2);
     private static final Duration RECHECK_EVERY = Duration.ofSeconds(1);
