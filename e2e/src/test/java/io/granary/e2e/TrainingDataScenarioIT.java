@@ -91,8 +91,10 @@ class TrainingDataScenarioIT {
     private final int files = Integer.getInteger("e2e.files", 2000);
     private final int largeMib = Integer.getInteger("e2e.large-mib", 96);
     private final int checkpointMib = Integer.getInteger("e2e.checkpoint-mib", 32);
-    /** The checkpoint written through the native mount and read back with dd: 1 GiB, as a training job's. */
-    /** Twice the mount's heap (256 MiB): a client that held a file whole in memory would fail it. */
+    /**
+     * The checkpoint written through the native mount and read back with dd: twice the mount's heap (256 MiB), so a
+     * client that held a file whole in memory would fail it.
+     */
     private final int mountCheckpointMib = Integer.getInteger("e2e.mount-checkpoint-mib", 512);
 
     private Path work;
