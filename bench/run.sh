@@ -122,7 +122,7 @@ warm_up() {
   # Then the cold path once more. In the warm rounds C2 recompiles the code both paths share from warm reads alone
   # (a stat always in the near cache, say), without the miss branches, and the first cold read after them would
   # be the timed 1 GiB GET, compiling it again (1.3 s in a run of 24 warm rounds, then cold ones). A branch once
-  # taken stays in the profile later compiles use, so one round is enough.
+  # taken stays in the profile later compiles use, so one round should do.
   evict warmup
   small_rate "$GATEWAY" warmup "$WORK/warmup.keys" > /dev/null
   large_get "$GATEWAY/warmup/big.bin" $(( WARMUP_MIB << 20 )) > /dev/null
