@@ -91,9 +91,6 @@ public class PeerBlocks {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             LOG.debugf("worker %s did not hand over %s: %s", peer.id(), key, e.getMessage());
-            if (BlockClient.workersFault(e)) {
-                suspects.suspect(peer, e);
-            }
         }
         return Optional.empty();
     }

@@ -16,6 +16,7 @@ import io.granary.contracts.worker.Medium;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.config.ReadConfig;
 import io.granary.kit.security.ClusterCredential;
+import io.netty.channel.ConnectTimeoutException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -235,7 +236,7 @@ public class BlockClient implements AutoCloseable {
                 return Future.failedFuture(new WorkerCallFailed(peer, "sent a checksum that is no number: "
                         + crc32c));
             }
-        });
+        }).onFailure(failure -> suspectOnFault(peer, failure));
     }
 
     /**
@@ -350,8 +351,9 @@ public class BlockClient implements AutoCloseable {
         if (!workersFault(failure)) {
             return;
         }
-        if (failure instanceof TimeoutException || failure instanceof HttpClosedException) {
-            probe(owner, failure);  // silent, or its connection closed: the owner may be fine (a store broke a fill)
+        if (failure instanceof TimeoutException || failure instanceof HttpClosedException
+                || failure instanceof ConnectTimeoutException) {
+            probe(owner, failure);
         } else {
             suspects.suspect(owner, failure);
         }
@@ -360,7 +362,8 @@ public class BlockClient implements AutoCloseable {
     /**
      * An owner that only gave nothing for the hedge delay may be busy (a miss waits on the store; its node's cores
      * are taken), and one whose connection closed may have broken a miss the store broke, or closed an idle
-     * connection as it was reused; neither is gone: it is suspected when it does not answer its liveness check within
+     * connection as it was reused, and one that did not accept a connection within the connect timeout may have lost
+     * one SYN; none is gone: it is suspected when it does not answer its liveness check within
      * {@link #PEER_TIMEOUT} either (its node cut off, its process stopped), and only passed over while the check
      * runs. Suspecting every slow owner moved its blocks to the others, whose misses were slow in turn, until every
      * owner was suspected.

@@ -9,6 +9,7 @@ import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.DrainStatus;
 import io.granary.contracts.worker.Worker;
+import io.netty.channel.ConnectTimeoutException;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -207,6 +208,23 @@ class BlockClientTest {
         Worker gone = Loopback.worker("w0", Loopback.deadAddress(vertx));
         assertThat(failure(blocks.fill(gone, "imagenet", FILE, 0))).isNotNull();
         assertThat(suspected(gone)).isTrue();
+    }
+
+    @Test
+    void anOwnerThatLostOneSynIsCheckedAndOneCutOffIsSuspected() throws Exception {
+        try (LostSyns lossy = new LostSyns()) {
+            Worker owner = Loopback.worker("w3", lossy.address());
+            lossy.answerAfterTheNextLostSyn();
+            assertThat(failure(blocks.fill(owner, "imagenet", FILE, 0))).isInstanceOf(ConnectTimeoutException.class);
+            Loopback.untilChecked(blocks, owner);
+            assertThat(suspected(owner)).as("its liveness check got through").isFalse();
+        }
+        try (LostSyns cut = new LostSyns()) {
+            Worker owner = Loopback.worker("w4", cut.address());
+            assertThat(failure(blocks.fill(owner, "imagenet", FILE, 0))).isInstanceOf(ConnectTimeoutException.class);
+            Loopback.untilChecked(blocks, owner);
+            assertThat(suspected(owner)).as("its liveness check got nothing either").isTrue();
+        }
     }
 
     @Test
