@@ -91,7 +91,7 @@ public class FuseClientMain implements QuarkusApplication {
         kernelReadAhead(mountPoint, kernelReadAhead);
         LOG.infof("mounted %s at %s (%s)", config.dataset().map(d -> "dataset " + d).orElse("every dataset"),
                 mountPoint, checkpoints == null ? "read-only" : "read and write");
-        prepareReadsAround();
+        prepare(checkpoints);
         try {
             Quarkus.waitForExit();
         } finally {
@@ -104,26 +104,34 @@ public class FuseClientMain implements QuarkusApplication {
     }
 
     /**
-     * Reads around a failed worker go to the under-store, which a mount otherwise first reads at that worker's
-     * failure: its store's client is started now, in the background, and a store this node cannot reach is said.
+     * Starts, in the background once mounted, the clients a mount otherwise starts at a bad moment: the under-store's,
+     * which reads around a failed worker first use at that worker's failure (a store this node cannot reach is said);
+     * then the gateway's S3 client for checkpoints, which took seconds of a new mount's start when built before it.
      */
-    private void prepareReadsAround() {
+    private void prepare(Checkpoints checkpoints) {
         Thread prepare = new Thread(() -> {
-            long started = System.nanoTime();
-            try {
-                List<Dataset> datasets = config.dataset().map(name -> List.of(metadata.dataset(name)))
-                        .orElseGet(metadata::datasets);
-                stores.prepare(datasets.stream().flatMap(dataset -> dataset.spec().mounts().stream()).distinct()
-                        .toList());
-                LOG.debugf("under-stores ready for reads around workers in %d ms",
-                        (System.nanoTime() - started) / 1_000_000);
-            } catch (RuntimeException e) {
-                LOG.warnf("the under-store cannot be read from this node (%s): a read whose workers fail will fail",
-                        e.getMessage());
+            prepareReadsAround();
+            if (checkpoints != null) {
+                checkpoints.prepare();
             }
-        }, "understore-prepare");
+        }, "prepare");
         prepare.setDaemon(true);
         prepare.start();
+    }
+
+    private void prepareReadsAround() {
+        long started = System.nanoTime();
+        try {
+            List<Dataset> datasets = config.dataset().map(name -> List.of(metadata.dataset(name)))
+                    .orElseGet(metadata::datasets);
+            stores.prepare(datasets.stream().flatMap(dataset -> dataset.spec().mounts().stream()).distinct()
+                    .toList());
+            LOG.debugf("under-stores ready for reads around workers in %d ms",
+                    (System.nanoTime() - started) / 1_000_000);
+        } catch (RuntimeException e) {
+            LOG.warnf("the under-store cannot be read from this node (%s): a read whose workers fail will fail",
+                    e.getMessage());
+        }
     }
 
     /** Why this mount cannot be made, fit for one line; null when it can. */

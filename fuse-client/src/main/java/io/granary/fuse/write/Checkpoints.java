@@ -26,18 +26,34 @@ import java.util.UUID;
  */
 public final class Checkpoints implements AutoCloseable {
 
-    private final S3Client s3;
+    private final URI gateway;
+    private final Credentials credentials;
     private final Path staging;
     private final FuseMetrics metrics;
+    /** Built at the first write or by {@link #prepare}, not before the mount: the SDK takes seconds to start. */
+    private S3Client s3;
 
     public Checkpoints(URI gateway, Credentials credentials, Path staging, FuseMetrics metrics) throws IOException {
-        this.s3 = S3Client.builder().endpointOverride(gateway).region(Region.US_EAST_1).forcePathStyle(true)
-                .credentialsProvider(StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create(credentials.accessKey(), credentials.secretKey())))
-                .httpClientBuilder(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofMinutes(10)))
-                .build();
+        this.gateway = gateway;
+        this.credentials = credentials;
         this.staging = Files.createDirectories(staging);
         this.metrics = metrics;
+    }
+
+    /** Starts the S3 client now (off the mount's path), so the first checkpoint does not wait for it. */
+    public void prepare() {
+        s3();
+    }
+
+    private synchronized S3Client s3() {
+        if (s3 == null) {
+            s3 = S3Client.builder().endpointOverride(gateway).region(Region.US_EAST_1).forcePathStyle(true)
+                    .credentialsProvider(StaticCredentialsProvider.create(
+                            AwsBasicCredentials.create(credentials.accessKey(), credentials.secretKey())))
+                    .httpClientBuilder(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofMinutes(10)))
+                    .build();
+        }
+        return s3;
     }
 
     /** A file being written: its bytes go to a staged file until it is closed. */
@@ -100,7 +116,7 @@ public final class Checkpoints implements AutoCloseable {
             }
             channel.force(false);
             long size = channel.size();
-            s3.putObject(put -> put.bucket(dataset).key(path), RequestBody.fromFile(file));
+            s3().putObject(put -> put.bucket(dataset).key(path), RequestBody.fromFile(file));
             metrics.written(size);
             dirty = false;
         }
@@ -118,11 +134,13 @@ public final class Checkpoints implements AutoCloseable {
 
     /** Removes the object through the gateway, which deletes it in the under-store and tells the others. */
     public void delete(String dataset, String path) {
-        s3.deleteObject(delete -> delete.bucket(dataset).key(path));
+        s3().deleteObject(delete -> delete.bucket(dataset).key(path));
     }
 
     @Override
-    public void close() {
-        s3.close();
+    public synchronized void close() {
+        if (s3 != null) {
+            s3.close();
+        }
     }
 }
