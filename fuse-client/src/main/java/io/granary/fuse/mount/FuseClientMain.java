@@ -80,6 +80,7 @@ public class FuseClientMain implements QuarkusApplication {
             System.err.println("granary-fuse: " + e.getMessage());
             return 2;
         }
+        prepare(checkpoints);
         // The parts themselves, not their CDI proxies: every FUSE call goes straight to them.
         GranaryFs fs = new GranaryFs(ClientProxy.unwrap(namespace), ClientProxy.unwrap(reads), checkpoints);
         try {
@@ -91,7 +92,6 @@ public class FuseClientMain implements QuarkusApplication {
         kernelReadAhead(mountPoint, kernelReadAhead);
         LOG.infof("mounted %s at %s (%s)", config.dataset().map(d -> "dataset " + d).orElse("every dataset"),
                 mountPoint, checkpoints == null ? "read-only" : "read and write");
-        prepare(checkpoints);
         try {
             Quarkus.waitForExit();
         } finally {
@@ -104,9 +104,10 @@ public class FuseClientMain implements QuarkusApplication {
     }
 
     /**
-     * Starts, in the background once mounted, the clients a mount otherwise starts at a bad moment: the under-store's,
-     * which reads around a failed worker first use at that worker's failure (a store this node cannot reach is said);
-     * then the gateway's S3 client for checkpoints, which took seconds of a new mount's start when built before it.
+     * Starts, in the background while the mount is made, the clients a mount otherwise starts at a bad moment: the
+     * under-store's, which reads around a failed worker first use at that worker's failure (a store this node cannot
+     * reach is said), and which a job moved off a cut node needs at its first read; then the gateway's S3 client for
+     * checkpoints, which took seconds of a new mount's start when built before it.
      */
     private void prepare(Checkpoints checkpoints) {
         Thread prepare = new Thread(() -> {
