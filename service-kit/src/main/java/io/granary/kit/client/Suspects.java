@@ -28,6 +28,7 @@ import java.util.concurrent.TimeoutException;
 public class Suspects {
 
     private static final Logger LOG = Logger.getLogger(Suspects.class);
+    private static final Duration LONGEST_SILENCE = Duration.ofMinutes(10);
 
     private final Duration suspectFor;
     private final Clock clock;
@@ -82,6 +83,8 @@ public class Suspects {
         if (!alive) {
             if (why != null) {
                 suspect(worker, why);
+            } else {
+                stillSilent(worker);
             }
         } else {
             Suspicion suspicion = until.get(worker.id());
@@ -90,6 +93,19 @@ public class Suspects {
             }
         }
         doubted.remove(worker.id());
+    }
+
+    /**
+     * A worker suspected for its silence that failed its check again stays suspected for {@code suspect-for} from
+     * now: a node cut off for longer than that is not tried again by a read (which waits out the connect timeout on
+     * it) each time its suspicion would have run out. Up to {@link #LONGEST_SILENCE}, by which time the
+     * metadata-service has long listed it as left, and its checks stop with its suspicion.
+     */
+    private void stillSilent(Worker worker) {
+        Instant now = clock.instant();
+        until.computeIfPresent(worker.id(), (id, suspicion) -> suspicion.silent()
+                && now.isBefore(suspicion.since().plus(LONGEST_SILENCE))
+                ? new Suspicion(suspicion.worker(), suspicion.since(), now.plus(suspectFor), true) : suspicion);
     }
 
     /** The workers suspected for their silence now, whose liveness is checked again until they answer. */

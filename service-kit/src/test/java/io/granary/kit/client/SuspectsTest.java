@@ -57,6 +57,43 @@ class SuspectsTest {
     }
 
     @Test
+    void aSilentWorkerStaysSuspectedWhileItFailsItsChecksButNotForever() {
+        Instant[] now = {NOW};
+        Suspects watched = new Suspects(Duration.ofSeconds(10), new Clock() {
+            @Override
+            public ZoneOffset getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                return now[0];
+            }
+        });
+        Worker cut = worker("w8", NOW);
+        watched.suspect(cut, new TimeoutException("silent"));
+        for (int second = 1; second <= 30; second++) {  // checked every second, no answer
+            now[0] = NOW.plusSeconds(second);
+            watched.checked(cut, false, null);
+            assertThat(watched.trusted(List.of(cut))).as("%d s into its silence", second).isEmpty();
+        }
+        watched.checked(cut, true, null);
+        assertThat(watched.trusted(List.of(cut))).as("answered: trusted again").containsExactly(cut);
+
+        watched.suspect(cut, new TimeoutException("silent"));
+        now[0] = now[0].plus(Duration.ofMinutes(10));
+        watched.checked(cut, false, null);
+        now[0] = now[0].plusSeconds(11);
+        assertThat(watched.trusted(List.of(cut))).as("silent for ten minutes: its suspicion runs out")
+                .containsExactly(cut);
+    }
+
+    @Test
     void aWorkerThatAnsweredBadlyStaysSuspectedWhateverItsHeartbeats() {
         suspects.suspect(worker("w2", NOW), new WorkerCallFailed(worker("w2", NOW), 500, null));
         suspects.heardFrom(List.of(worker("w2", NOW.plusSeconds(1))));
