@@ -3,13 +3,11 @@ package io.granary.preload.service;
 import io.granary.contracts.dataload.DataLoadPhase;
 import io.granary.contracts.dataload.DataLoadStatus;
 import io.granary.contracts.dataload.FileError;
+import io.granary.kit.time.ManualClock;
 import org.junit.jupiter.api.Test;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,31 +16,7 @@ class ProgressTest {
 
     private static final Instant START = Instant.parse("2025-03-14T10:00:00Z");
 
-    /** A clock that stands still until moved. */
-    private static final class ManualClock extends Clock {
-        Instant now = START;
-
-        void advance(Duration by) {
-            now = now.plus(by);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
-    }
-
-    private final ManualClock clock = new ManualClock();
+    private final ManualClock clock = new ManualClock(START);
     private final Progress progress = new Progress(clock, 3);
 
     private DataLoadStatus loading() {
@@ -142,7 +116,7 @@ class ProgressTest {
             assertThat(status.phase()).isEqualTo(ended);
             assertThat(status.bytesPerSecond()).as(ended + " rate").isZero();
             assertThat(status.etaSeconds()).as(ended + " eta").isZero();
-            assertThat(status.finishedAt()).as(ended + " end").isEqualTo(clock.now);
+            assertThat(status.finishedAt()).as(ended + " end").isEqualTo(clock.instant());
             assertThat(status.startedAt()).isEqualTo(START);
         }
     }

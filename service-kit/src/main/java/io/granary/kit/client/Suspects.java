@@ -77,7 +77,7 @@ public class Suspects {
 
     /**
      * The liveness check of a doubted worker, or of one suspected for its silence, answered: trusted again, or, when
-     * it did not answer, suspected for {@code why} (null: as it is, its suspicion runs out as it would have).
+     * it did not answer, suspected for {@code why} (null: its silence goes on, {@link #stillSilent}).
      */
     public void checked(Worker worker, boolean alive, Throwable why) {
         if (!alive) {

@@ -1,6 +1,7 @@
 package io.granary.kit.client;
 
 import io.granary.contracts.worker.Worker;
+import io.granary.kit.time.ManualClock;
 import org.junit.jupiter.api.Test;
 
 import java.net.ConnectException;
@@ -58,27 +59,12 @@ class SuspectsTest {
 
     @Test
     void aSilentWorkerStaysSuspectedWhileItFailsItsChecksButNotForever() {
-        Instant[] now = {NOW};
-        Suspects watched = new Suspects(Duration.ofSeconds(10), new Clock() {
-            @Override
-            public ZoneOffset getZone() {
-                return ZoneOffset.UTC;
-            }
-
-            @Override
-            public Clock withZone(java.time.ZoneId zone) {
-                return this;
-            }
-
-            @Override
-            public Instant instant() {
-                return now[0];
-            }
-        });
+        ManualClock clock = new ManualClock(NOW);
+        Suspects watched = new Suspects(Duration.ofSeconds(10), clock);
         Worker cut = worker("w8", NOW);
         watched.suspect(cut, new TimeoutException("silent"));
         for (int second = 1; second <= 30; second++) {  // checked every second, no answer
-            now[0] = NOW.plusSeconds(second);
+            clock.advance(Duration.ofSeconds(1));
             watched.checked(cut, false, null);
             assertThat(watched.trusted(List.of(cut))).as("%d s into its silence", second).isEmpty();
         }
@@ -86,9 +72,9 @@ class SuspectsTest {
         assertThat(watched.trusted(List.of(cut))).as("answered: trusted again").containsExactly(cut);
 
         watched.suspect(cut, new TimeoutException("silent"));
-        now[0] = now[0].plus(Duration.ofMinutes(10));
+        clock.advance(Duration.ofMinutes(10));
         watched.checked(cut, false, null);
-        now[0] = now[0].plusSeconds(11);
+        clock.advance(Duration.ofSeconds(11));
         assertThat(watched.trusted(List.of(cut))).as("silent for ten minutes: its suspicion runs out")
                 .containsExactly(cut);
     }
