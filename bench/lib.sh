@@ -10,7 +10,7 @@ source "$ROOT/devstack/nodes.sh"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/granary-bench.XXXXXX")"
 # Every service runs in the local profile over $WORK/local ($WORK/local/.granary: their state and secrets).
 export GRANARY_ROOT="$ROOT" GRANARY_DATA_DIR="$WORK/local" GRANARY_MEM_DIR="/dev/shm/granary-bench-$$"
-export GRANARY_SERVICE_HEAP=-Xmx384m
+export GRANARY_SERVICE_HEAP="-Xmx384m ${JAVA_EXTRA_OPTS:-}"
 SECRETS="$GRANARY_DATA_DIR/.granary/secrets"
 PIDS=()
 EXTRA_CLEANUP=()
