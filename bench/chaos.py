@@ -235,6 +235,9 @@ def read_one(client, dataset, key, manifest, rec, kind, cfg):
     expected = manifest[dataset][key]
     wrong = 0 if len(body) == expected["size"] and digest(body) == expected["sha256"] else max(len(body), expected["size"])
     extra = {}
+    retries = answer.get("ResponseMetadata", {}).get("RetryAttempts", 0)
+    if retries:  # boto3 asked again (no answer, a 5xx): for whoever traces a slow read
+        extra["retries"] = retries
     if wrong:
         extra["error"] = damage(cfg, dataset, key, body, answer.get("ResponseMetadata", {}).get("RequestId"))
     rec.op(kind, wrong == 0, len(body), wrong, started=started, key=key, broken=broken, **extra)
@@ -443,7 +446,8 @@ def report(cfg):
     for op in ops:
         if op["kind"] in ("warm", "cold", "fuse") and op.get("seconds", 0) > 3:
             print(f"  {time.strftime('%H:%M:%S', time.gmtime(op['t']))} {op['kind']} {op.get('key', '')} took "
-                  f"{op['seconds']:.1f} s", file=sys.stderr)
+                  f"{op['seconds']:.1f} s{', boto3 asked ' + str(op['retries']) + ' more times' if op.get('retries') else ''}",
+                  file=sys.stderr)
     rode_out = [op for op in ops if op.get("broken")]
     for op in rode_out:
         print(f"  {time.strftime('%H:%M:%S', time.gmtime(op['t']))} {op['kind']} {op['key']} asked again after "
