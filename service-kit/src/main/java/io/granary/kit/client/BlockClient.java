@@ -61,8 +61,14 @@ public class BlockClient implements AutoCloseable {
      * waits this long before it goes around it.
      */
     static final int CONNECT_TIMEOUT_MILLIS = 500;
-    /** A worker asked for a block it may hold (a hand-over) answers at once or not at all: it never fills for it. */
-    static final Duration PEER_TIMEOUT = Duration.ofSeconds(2);
+    /**
+     * A worker asked for a block it may hold (a hand-over) answers from its files or not at all: it never fills for
+     * it. The asker's reader waits on this with its own hedge delay (1-1.5 s) running: a cut peer waited 2 s here
+     * made the reader give up on the asker too and read the store itself. A hand-over given up is a store read.
+     */
+    static final Duration HELD_ONLY_TIMEOUT = Duration.ofMillis(500);
+    /** How long a worker's liveness check (`/q/health/live`) is waited for before the worker is suspected. */
+    static final Duration LIVENESS_TIMEOUT = Duration.ofSeconds(2);
     private static final Duration RECHECK_EVERY = Duration.ofSeconds(1);
     /** Small calls: which blocks are held, a report of reads, a drain started or given up. */
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(3);
@@ -223,7 +229,7 @@ public class BlockClient implements AutoCloseable {
      */
     public Future<Optional<HandedBlock>> heldBlock(Worker peer, String dataset, BlockRef block) {
         RequestOptions options = options(peer, HttpMethod.GET, BlockApi.blockUri(dataset, block.index(), block.path(),
-                block.etag())).putHeader(BlockApi.HELD_ONLY_HEADER, "true").setIdleTimeout(PEER_TIMEOUT.toMillis());
+                block.etag())).putHeader(BlockApi.HELD_ONLY_HEADER, "true").setIdleTimeout(HELD_ONLY_TIMEOUT.toMillis());
         return exchange(reads, options, response -> {
             if (response.statusCode() != 200) {
                 return response.body().map(ignored -> Optional.<HandedBlock>empty());
@@ -364,7 +370,7 @@ public class BlockClient implements AutoCloseable {
      * are taken), and one whose connection closed may have broken a miss the store broke, or closed an idle
      * connection as it was reused, and one that did not accept a connection within the connect timeout may have lost
      * one SYN; none is gone: it is suspected when it does not answer its liveness check within
-     * {@link #PEER_TIMEOUT} either (its node cut off, its process stopped), and only passed over while the check
+     * {@link #LIVENESS_TIMEOUT} either (its node cut off, its process stopped), and only passed over while the check
      * runs. Suspecting every slow owner moved its blocks to the others, whose misses were slow in turn, until every
      * owner was suspected.
      */
@@ -382,7 +388,7 @@ public class BlockClient implements AutoCloseable {
     }
 
     private Future<Integer> live(Worker worker) {
-        return calls.request(options(worker, HttpMethod.GET, LIVENESS).setTimeout(PEER_TIMEOUT.toMillis()))
+        return calls.request(options(worker, HttpMethod.GET, LIVENESS).setTimeout(LIVENESS_TIMEOUT.toMillis()))
                 .compose(request -> request.send().compose(response -> response.statusCode() == 200
                         ? response.body().map(body -> response.statusCode())
                         : Future.failedFuture(new WorkerCallFailed(worker, response.statusCode(), null))));

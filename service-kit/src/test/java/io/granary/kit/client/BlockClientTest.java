@@ -289,6 +289,21 @@ class BlockClientTest {
     }
 
     @Test
+    void aPeerSilentOnAHeldBlockIsGivenUpAfterTheHeldOnlyWaitAndNotSuspectedWhenAlive() throws InterruptedException {
+        Worker silent = worker(request -> {
+            if (request.path().equals("/q/health/live")) {
+                request.response().end("{\"status\":\"UP\"}");
+            }  // a held block it never sends: a stalled peer (its node cut off, once its connection is pooled)
+        });
+
+        assertThat(failure(blocks.heldBlock(silent, "imagenet", BLOCKS.get(0))))
+                .isInstanceOf(TimeoutException.class)
+                .hasMessageContaining(BlockClient.HELD_ONLY_TIMEOUT.toMillis() + "ms");
+        Loopback.untilChecked(blocks, silent);
+        assertThat(suspected(silent)).as("alive: a hand-over given up, not a worker").isFalse();
+    }
+
+    @Test
     void aHeldBlockCutShortFailsItsReader() {
         Worker peer = worker(request -> {
             request.response().putHeader("Content-Length", "1000000").write(Buffer.buffer(new byte[1000]));
