@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * What a Kubernetes Service is to a multi-node local cluster: one address in front of several replicas, at the
  * TCP level as kube-proxy is. A replica counts as an endpoint while its readiness check ({@code /q/health/ready})
- * answers 200, looked at every half second, as the endpoints controller follows readiness probes; connections are
+ * answers 200, each looked at every half second, as the endpoints controller follows readiness probes; connections are
  * spread round robin over the ready ones. A replica that refuses or does not answer a connection within half a
  * second is passed over at once and the next one tried. A replica no connection reaches at a check (its node is cut
  * off or gone; a replica merely busy still takes connections) has the connections it served closed, as a cloud load
@@ -61,8 +61,14 @@ public final class Balancer implements AutoCloseable {
             throw new IOException("cannot listen on " + host + ":" + port + ": " + e.getMessage(), e);
         }
         Balancer balancer = new Balancer(server, endpoints);
-        balancer.checkAll();
-        daemon("balancer-checks", balancer::checkLoop);
+        for (Endpoint endpoint : endpoints) {
+            balancer.check(endpoint);
+        }
+        // A loop each, as the kubelet probes each pod: in one loop a busy replica's slow answer delayed the check
+        // that finds the next one cut off, and its clients' connections waited up to a second longer.
+        for (Endpoint endpoint : endpoints) {
+            daemon("balancer-checks-" + endpoint, () -> balancer.checkLoop(endpoint));
+        }
         daemon("balancer-accept", balancer::acceptLoop);
         return balancer;
     }
@@ -163,42 +169,40 @@ public final class Balancer implements AutoCloseable {
         }
     }
 
-    private void checkLoop() {
+    private void checkLoop(Endpoint endpoint) {
         while (open) {
             try {
                 Thread.sleep(CHECK_EVERY.toMillis());
             } catch (InterruptedException e) {
                 return;
             }
-            checkAll();
+            check(endpoint);
         }
     }
 
-    private void checkAll() {
-        for (Endpoint endpoint : endpoints) {
-            boolean ready;
-            try {
-                // A new connection each time: the check's own kept-alive one would only time out its request on a
-                // node cut off, and the connect that tells unreachable from busy came a check later.
-                if (!reachable(endpoint)) {
-                    ready = false;
-                    closeConnections(endpoint);
-                } else {
-                    HttpResponse<Void> answer = checks.send(HttpRequest.newBuilder(endpoint.health).timeout(ANSWER)
-                            .build(), HttpResponse.BodyHandlers.discarding());
-                    ready = answer.statusCode() == 200;
-                }
-            } catch (IOException e) {
+    private void check(Endpoint endpoint) {
+        boolean ready;
+        try {
+            // A new connection each time: the check's own kept-alive one would only time out its request on a node
+            // cut off, and the connect that tells unreachable from busy came a check later.
+            if (!reachable(endpoint)) {
                 ready = false;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+                closeConnections(endpoint);
+            } else {
+                HttpResponse<Void> answer = checks.send(HttpRequest.newBuilder(endpoint.health).timeout(ANSWER)
+                        .build(), HttpResponse.BodyHandlers.discarding());
+                ready = answer.statusCode() == 200;
             }
-            if (ready != endpoint.ready) {
-                System.out.println("balancer: " + endpoint + (ready ? " ready" : " not ready"));
-            }
-            endpoint.ready = ready;
+        } catch (IOException e) {
+            ready = false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
         }
+        if (ready != endpoint.ready) {
+            System.out.println("balancer: " + endpoint + (ready ? " ready" : " not ready"));
+        }
+        endpoint.ready = ready;
     }
 
     /**
