@@ -105,12 +105,15 @@ broker_pid() { sed -n 's/^kafka ready at .*(pid \([0-9]*\)).*/\1/p' "$GRANARY_ST
 mark() { printf '{"t": %s, "fault": "%s"}\n' "$(date +%s.%N)" "$1" >> "$WORK/marks.jsonl"; echo "chaos: $(date -u +%T) $1"; }
 ended() { printf '{"t": %s, "end": "%s"}\n' "$(date +%s.%N)" "$1" >> "$WORK/marks.jsonl"; echo "chaos: $(date -u +%T) $1 ended"; }
 
-# ready_again NAME FAULT: a killed service's fault ends once its restart answers its health check (recovery is
+# ready_again NAME FAULT PID: a killed service's fault ends once its restart answers its health check (recovery is
 # timed from there); prints how long the restart took. Asks that one service every 0.1 s (`./granary status` asks
 # every service, a second or more on these cores, which the restart's time would include).
 ready_again() {
-  local started=$EPOCHREALTIME host port module
+  local started=$EPOCHREALTIME host port module state
   IFS=: read -r _ _ host port module < <(grep -m1 "^$1:" "$RUN/services")
+  # Until the killed process is gone: its listening socket still takes connections while the kernel tears it down,
+  # and a broker so "ready" 0.2 s after its kill timed its recovery from then.
+  while read -r _ _ state _ < "/proc/$3/stat" 2> /dev/null && [[ $state != Z ]]; do sleep 0.05; done
   sleep 0.2  # the supervisor sees the process gone
   for (( i = 0; i < 1200; i++ )); do
     if [[ $module == kafka ]]; then
@@ -124,13 +127,18 @@ ready_again() {
   echo "chaos: $1 ready again $(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s after the kill"
 }
 
+kill_and_wait() {  # kill_and_wait NAME FAULT PID: SIGKILL, then the time until the restart is ready
+  kill -9 "$3"
+  ready_again "$@"
+}
+
 inject() {
   case $1 in
-    kill-worker) kill -9 "$(pid_of block-service@node-2)"; ready_again block-service@node-2 "$1" ;;
-    kill-gateway) kill -9 "$(pid_of gateway@node-1)"; ready_again gateway@node-1 "$1" ;;
-    kill-metadata) kill -9 "$(pid_of metadata-service-2)"; ready_again metadata-service-2 "$1" ;;
-    kill-preload) kill -9 "$(pid_of preload-service)"; ready_again preload-service "$1" ;;
-    kill-kafka) kill -9 "$(broker_pid)"; ready_again kafka "$1" ;;
+    kill-worker) kill_and_wait block-service@node-2 "$1" "$(pid_of block-service@node-2)" ;;
+    kill-gateway) kill_and_wait gateway@node-1 "$1" "$(pid_of gateway@node-1)" ;;
+    kill-metadata) kill_and_wait metadata-service-2 "$1" "$(pid_of metadata-service-2)" ;;
+    kill-preload) kill_and_wait preload-service "$1" "$(pid_of preload-service)" ;;
+    kill-kafka) kill_and_wait kafka "$1" "$(broker_pid)" ;;
     fill-disk)  # everything the filesystem has left, held for half a phase, then given back
       local disk="$DATA/.granary/cache/node-3"
       dd if=/dev/zero of="$disk/filler" bs=1M 2> /dev/null || true
