@@ -229,7 +229,8 @@ public class BlockClient implements AutoCloseable {
      */
     public Future<Optional<HandedBlock>> heldBlock(Worker peer, String dataset, BlockRef block) {
         RequestOptions options = options(peer, HttpMethod.GET, BlockApi.blockUri(dataset, block.index(), block.path(),
-                block.etag())).putHeader(BlockApi.HELD_ONLY_HEADER, "true").setIdleTimeout(HELD_ONLY_TIMEOUT.toMillis());
+                block.etag())).putHeader(BlockApi.HELD_ONLY_HEADER, "true")
+                .setIdleTimeout(HELD_ONLY_TIMEOUT.toMillis());
         return exchange(reads, options, response -> {
             if (response.statusCode() != 200) {
                 return response.body().map(ignored -> Optional.<HandedBlock>empty());
