@@ -150,15 +150,17 @@ public class DataLoads {
     /** Stops the load: a queued or waiting one at once, a running one after its batches in flight answer. */
     public DataLoadStatus cancel(String id) {
         TrackedLoad load = require(id);
-        load.cancelled = true;
-        ScheduledFuture<?> next = load.nextRun;
-        if (next != null) {
-            next.cancel(false);
+        synchronized (load) {
+            load.cancelled = true;
+            ScheduledFuture<?> next = load.nextRun;
+            if (next != null) {
+                next.cancel(false);
+            }
+            if (load.status.phase() != DataLoadPhase.LOADING && !load.over()) {
+                finish(load, load.status.ended(DataLoadPhase.CANCELLED, clock.instant()));
+            }
+            return load.status;
         }
-        if (load.status.phase() != DataLoadPhase.LOADING && !load.over()) {
-            finish(load, load.status.ended(DataLoadPhase.CANCELLED, clock.instant()));
-        }
-        return load.status;
     }
 
     private void runQueued() {
@@ -170,15 +172,22 @@ public class DataLoads {
                 return;
             }
             run(load);
-            if (load.cron() && !load.cancelled) {
-                queue.schedule(load);
-            }
         }
     }
 
+    /*
+     * A run's start and end are decided under the load's lock, as cancel() is: a cancel that came while a cron load's
+     * last batches answered would otherwise see it Loading (so leave it to the run), after the run had looked for
+     * it, and the load stayed Complete and never ran again, never Cancelled.
+     */
     private void run(TrackedLoad load) {
         Progress progress = new Progress(clock, config.maxErrors());
-        update(load, progress.status(load.id, load.spec.dataset(), DataLoadPhase.LOADING));
+        synchronized (load) {
+            if (load.cancelled) {
+                return;  // cancelled while it waited in the queue: cancel() ended it
+            }
+            update(load, progress.status(load.id, load.spec.dataset(), DataLoadPhase.LOADING));
+        }
         ScheduledFuture<?> ticker = ticks.scheduleAtFixedRate(() -> {
             if (load.status.phase() == DataLoadPhase.LOADING) {
                 load.status = progress.status(load.id, load.spec.dataset(), DataLoadPhase.LOADING);
@@ -205,15 +214,22 @@ public class DataLoads {
         } finally {
             ticker.cancel(false);
         }
-        DataLoadStatus last = progress.status(load.id, load.spec.dataset(), phase);
+        DataLoadStatus last;
+        synchronized (load) {
+            if (load.cron() && load.cancelled) {
+                phase = DataLoadPhase.CANCELLED;  // its schedule ends, whatever this run did
+            }
+            last = progress.status(load.id, load.spec.dataset(), phase);
+            if (load.cron() && phase != DataLoadPhase.CANCELLED) {
+                update(load, last);  // a cron load waits for its next run; its stream goes on
+                queue.schedule(load);
+            } else {
+                finish(load, last);
+            }
+        }
         metrics.ran(last);
         LOG.infof("DataLoad %s %s: %d of %d files, %d of %d bytes", load.id, phase, last.filesDone(),
                 last.filesTotal(), last.bytesDone(), last.bytesTotal());
-        if (load.cron() && phase != DataLoadPhase.CANCELLED) {
-            update(load, last);  // a cron load waits for its next run; its stream goes on
-        } else {
-            finish(load, last);
-        }
     }
 
     private synchronized void update(TrackedLoad load, DataLoadStatus status) {
