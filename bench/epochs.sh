@@ -13,6 +13,10 @@
 #                   s3fs and PyTorch for $TORCH_PYTHON
 #   --link MBIT     (root) the store behind an emulated link of MBIT Mbit/s, as in bench/run.sh
 #   --only ROW      one row of policies: lru, default or plan (mount only); the s3fs baseline runs all the same
+#   --warm-up N     (mount only) before each row's first epoch, its services and mount read another dataset of N
+#                   files, cold then warm (with the row's plan), its cache freed after each round, until the JVMs
+#                   stop compiling much: they have compiled their miss and hit paths, as on a node that has served
+#                   jobs before. Without it every row starts on JVMs just started (s3fs, native code, has no JIT).
 # ASYNC_PROFILER=/path/to/libasyncProfiler.so profiles every JVM through each epoch (as bench/run.sh; PROFILES=dir).
 # Needs the services built (./mvnw -DskipTests package); every process it starts is stopped when it ends.
 set -euo pipefail
@@ -27,6 +31,7 @@ MEM=64MiB
 SSD=64MiB
 LINK_MBIT=
 ONLY=
+WARM_UP=0
 while (( $# )); do
   case $1 in
     --reader) READER=$2; shift 2 ;;
@@ -36,10 +41,13 @@ while (( $# )); do
     --ssd) SSD=$2; shift 2 ;;
     --link) LINK_MBIT=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
-    *) die "usage: bench/epochs.sh [--reader s3|mount] [--files N] [--epochs N] [--mem SIZE] [--ssd SIZE] [--link MBIT] [--only lru|default|plan]" ;;
+    --warm-up) WARM_UP=$2; shift 2 ;;
+    *) die "usage: bench/epochs.sh [--reader s3|mount] [--files N] [--epochs N] [--mem SIZE] [--ssd SIZE] [--link MBIT] [--only lru|default|plan] [--warm-up N]" ;;
   esac
 done
 [[ $READER == s3 || $READER == mount ]] || die "--reader is s3 or mount, not '$READER'"
+[[ $WARM_UP =~ ^[0-9]+$ ]] || die "--warm-up is a number of files, not '$WARM_UP'"
+(( WARM_UP == 0 )) || [[ $READER == mount ]] || die "--warm-up needs --reader mount"
 SMALL_BYTES=$(( FILES * SMALL_KIB * 1024 ))
 
 require_built metadata-service block-service gateway
@@ -61,6 +69,7 @@ if [[ -n $LINK_MBIT ]]; then start_s3 "$LINK_NETNS" "$LINK_STORE_IP"; else start
 start_metadata -Dgranary.metadata.quiet-limit=2s
 [[ $READER == s3 ]] || start_preload
 put_small_objects data "$FILES" "$WORK/keys"
+(( WARM_UP == 0 )) || put_small_objects warm-up "$WARM_UP" "$WORK/warm-up.keys"
 # A store is a long-running server: read every object twice before anything is measured, so its JVM's warm-up
 # falls on no row (it fell on the first policy's first epoch; s3fs, run last, met a warm store).
 small_rate "$S3_URL" data "$WORK/keys" > /dev/null
@@ -93,6 +102,25 @@ live_workers() {
   api_curl -sf "$METADATA_URL/api/v1/workers" | python3 -c 'import json,sys; print(sum(1 for w in json.load(sys.stdin) if w["live"]))'
 }
 
+# warm_up DATASET: rounds of a cold pass and a warm one through the mount (with the row's plan), each followed by
+# freeing the dataset's cache, until a round compiles for under half a second (as run.sh warms its JVMs), at most
+# eight. Two rounds of 3,000 files left the FUSE client compiling for a third of its CPU in the next epoch.
+warm_up() {
+  local round pass files jit last_jit=-1
+  for (( round = 1; round <= 8; round++ )); do
+    for pass in cold warm; do
+      read -r files _ < <("$TORCH_PYTHON" "$ROOT/bench/posix.py" epoch "$WORK/mnt/granary/$1" --drop \
+        --seed "$round" ${PLAN:+--plan "$1"})
+      (( files == WARM_UP )) || die "warm-up round $round ($pass) read $files files of $WARM_UP"
+    done
+    evict "$1"
+    jit=$(jit_seconds)
+    echo "  warm-up round $round: the JVMs have compiled for $jit s" >&2
+    (( round >= 2 )) && python3 -c "import sys; sys.exit($jit - $last_jit >= 0.5)" && break
+    last_jit=$jit
+  done
+}
+
 hit_ratio() { python3 -c "print(f'{max(0.0, 1 - $1 / $FILES):.2f}')"; }
 
 # One epoch in a fresh order: prints files/s.
@@ -113,6 +141,7 @@ reader_setting() {
 echo
 echo "Shuffled epochs: $FILES objects of $SMALL_KIB KiB, cache $MEM MEM + $SSD SSD, $(reader_setting); the store on"
 echo "$STORE_SETTING; $(nproc) cores, $(date -u +%Y-%m-%d). Store reads, hit ratio and files/s of each epoch."
+(( WARM_UP == 0 )) || echo "Each row's services first read $WARM_UP other files until their JIT settled (--warm-up)."
 echo
 echo "| policy | epoch | store reads | hit ratio | of which the mount's memory | files/s | gateway fallbacks |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
@@ -132,11 +161,13 @@ for policy in "${POLICIES[@]}"; do
   gateway_pid=${PIDS[-1]}
   export GRANARY_ENDPOINT=$GATEWAY GRANARY_TOKEN=${GRANARY_AUTH#Bearer }  # where GranarySampler sends its plans
   create_dataset "$name" data 1MiB
+  (( WARM_UP == 0 )) || create_dataset "$name-warm-up" warm-up 1MiB
   mount_pid=
   if [[ $READER == mount ]]; then
     mount_native "$WORK/mnt/granary"
     mount_pid=${PIDS[-1]}
   fi
+  (( WARM_UP == 0 )) || warm_up "$name-warm-up"
   for epoch in $(seq "$EPOCHS"); do
     before=$(store_reads)
     fell=$(fallbacks)

@@ -386,6 +386,14 @@ cpu_snapshot() {  # cpu_snapshot FILE
 # async-profiler on every JVM this run started, when ASYNC_PROFILER names its libasyncProfiler.so: CPU samples of a
 # pass, each process's hottest frames (self time) written to $PROFILES/profile-<pass>-<process>.txt and its stacks
 # to .collapsed ($PROFILES: a directory that outlives the run, /tmp by default).
+jit_seconds() {  # the time every JVM of this run has spent compiling, summed (jstat)
+  local pid secs total=0
+  for pid in "${PIDS[@]}"; do
+    secs=$(jstat -compiler "$pid" 2>/dev/null | awk 'NR == 2 { print $4 }' || true)
+    total=$(python3 -c "print(round($total + ${secs:-0}, 2))")
+  done
+  echo "$total"
+}
 is_jvm() { [[ -r /proc/$1/cmdline ]] && tr '\0' ' ' < "/proc/$1/cmdline" | grep -q '^[^ ]*java '; }
 profile_start() {  # profile_start
   [[ -n ${ASYNC_PROFILER:-} ]] || return 0

@@ -84,14 +84,6 @@ parts = [(name, (after[name] - before.get(name, 0)) * 1e6 / count) for name in a
 print(", ".join(f"{name} {us:.0f}" for name, us in sorted(parts, key=lambda p: -p[1]) if us >= 1) or "none")
 PY
 }
-jit_seconds() {  # the time every JVM of this run has spent compiling, summed (jstat)
-  local pid secs total=0
-  for pid in "${PIDS[@]}"; do
-    secs=$(jstat -compiler "$pid" 2>/dev/null | awk 'NR == 2 { print $4 }' || true)
-    total=$(python3 -c "print(round($total + ${secs:-0}, 2))")
-  done
-  echo "$total"
-}
 
 # The JVMs compile their hot paths on first use. "Cold" below means the cache is cold, not the JIT: run every
 # path once (cold read, eviction, DataLoad, warm read, direct read) on a small bucket of its own.
