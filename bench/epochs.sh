@@ -104,7 +104,8 @@ live_workers() {
 
 # warm_up DATASET: rounds of a cold pass and a warm one through the mount (with the row's plan), each followed by
 # freeing the dataset's cache, until a round compiles for under half a second (as run.sh warms its JVMs), at most
-# eight. Two rounds of 3,000 files left the FUSE client compiling for a third of its CPU in the next epoch.
+# eight. After one round of 3,000 files the FUSE client cost 678-789 µs a file in the next epoch; after eight
+# (every round still compiled about a second, across all the JVMs) 449-514; settled, 315-358.
 warm_up() {
   local round pass files jit last_jit=-1
   for (( round = 1; round <= 8; round++ )); do

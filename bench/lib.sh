@@ -383,9 +383,6 @@ cpu_snapshot() {  # cpu_snapshot FILE
     awk '/^cpu / { print "busy", $2 + $3 + $4 + $7 + $8; print "idle", $5 + $6 }' /proc/stat
   } > "$1"
 }
-# async-profiler on every JVM this run started, when ASYNC_PROFILER names its libasyncProfiler.so: CPU samples of a
-# pass, each process's hottest frames (self time) written to $PROFILES/profile-<pass>-<process>.txt and its stacks
-# to .collapsed ($PROFILES: a directory that outlives the run, /tmp by default).
 jit_seconds() {  # the time every JVM of this run has spent compiling, summed (jstat)
   local pid secs total=0
   for pid in "${PIDS[@]}"; do
@@ -394,6 +391,9 @@ jit_seconds() {  # the time every JVM of this run has spent compiling, summed (j
   done
   echo "$total"
 }
+# async-profiler on every JVM this run started, when ASYNC_PROFILER names its libasyncProfiler.so: CPU samples of a
+# pass, each process's hottest frames (self time) written to $PROFILES/profile-<pass>-<process>.txt and its stacks
+# to .collapsed ($PROFILES: a directory that outlives the run, /tmp by default).
 is_jvm() { [[ -r /proc/$1/cmdline ]] && tr '\0' ' ' < "/proc/$1/cmdline" | grep -q '^[^ ]*java '; }
 profile_start() {  # profile_start
   [[ -n ${ASYNC_PROFILER:-} ]] || return 0
