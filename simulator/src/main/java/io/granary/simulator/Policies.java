@@ -60,7 +60,7 @@ public final class Policies {
     static CachePolicy withPlans(Trace trace, int capacity, int window) {
         WorkerPlans plans = new WorkerPlans(Long.MAX_VALUE, 0, System::nanoTime);
         return new EpochPlanModel(trace, plans, new StoreModel(trace.keys(), capacity, HIGH, LOW, new ClockPolicy(),
-                tinyLfu(capacity, 1, trace.blocks()), DatasetShares.NONE, plans), window);
+                tinyLfu(capacity, TinyLfuAdmission.MARGIN, trace.blocks()), DatasetShares.NONE, plans), window);
     }
 
     public static List<Named> all() {
@@ -78,9 +78,12 @@ public final class Policies {
                 new Named("TinyLFU admission, margin 1, idle datasets give way + CLOCK", (trace, capacity) ->
                         new StoreModel(trace.keys(), capacity, HIGH, LOW, new ClockPolicy(),
                                 tinyLfu(capacity, 1, trace.blocks()))),
+                new Named("TinyLFU admission, margin 2, idle datasets give way + CLOCK (the store's default)",
+                        (trace, capacity) -> new StoreModel(trace.keys(), capacity, HIGH, LOW, new ClockPolicy(),
+                                tinyLfu(capacity, TinyLfuAdmission.MARGIN, trace.blocks()))),
                 new Named("the store's default, every dataset a share of 1/2", (trace, capacity) ->
                         new StoreModel(trace.keys(), capacity, HIGH, LOW, new ClockPolicy(),
-                                tinyLfu(capacity, 1, trace.blocks()), dataset -> 0.5)),
+                                tinyLfu(capacity, TinyLfuAdmission.MARGIN, trace.blocks()), dataset -> 0.5)),
                 new Named("the store's default with epoch plans, fetched 1/16 of the cache ahead", (trace, capacity) ->
                         withPlans(trace, capacity, Math.max(1, capacity / 16))),
                 new Named("the store's default with epoch plans, fetched 1/4 of the cache ahead", (trace, capacity) ->

@@ -58,8 +58,8 @@ public class BlockStoreProducer {
         return switch (config.admission()) {
             case ALWAYS -> Admission.ALWAYS;
             case KEEP -> Admission.KEEP;
-            case TINYLFU -> new TinyLfuAdmission(levels.stream().mapToLong(LevelSpec::quota).sum() / SMALL_BLOCK, 1,
-                    config.idleAfter().toNanos(), System::nanoTime);
+            case TINYLFU -> new TinyLfuAdmission(levels.stream().mapToLong(LevelSpec::quota).sum() / SMALL_BLOCK,
+                    TinyLfuAdmission.MARGIN, config.idleAfter().toNanos(), System::nanoTime);
         };
     }
 }
