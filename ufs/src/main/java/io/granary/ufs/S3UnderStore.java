@@ -17,6 +17,7 @@ import io.minio.StatObjectResponse;
 import io.minio.UploadPartArgs;
 import io.minio.Directive;
 import io.minio.errors.ErrorResponseException;
+import io.minio.errors.MinioException;
 import io.minio.messages.Item;
 import io.minio.messages.ListBucketResultV2;
 import io.minio.messages.ListObjectsResult;
@@ -24,6 +25,7 @@ import io.minio.messages.Part;
 import okhttp3.ConnectionPool;
 import okhttp3.Dispatcher;
 import okhttp3.OkHttpClient;
+import okhttp3.Protocol;
 
 import java.io.Closeable;
 import java.io.FilterInputStream;
@@ -72,11 +74,26 @@ public final class S3UnderStore implements UnderStore {
      * One HTTP client for every S3 mount of the process, sized for the concurrency of cold reads and DataLoads.
      * OkHttp's defaults, which the SDK keeps, allow 5 requests in flight per host (the SDK's calls are async, so the
      * rest queue in the dispatcher) and keep 5 idle connections (the rest are opened again for each request).
+     * Otherwise the SDK's default client (its timeouts, HTTP/1.1, its retry of 503s), but not the trust store that
+     * {@code Http.newDefaultClient()} builds at once from {@code SSL_CERT_FILE} and {@code SSL_CERT_DIR}: parsing
+     * every certificate they name took a worker 2.5 s of CPU at its first store read (a whole epoch's profile: 13% of
+     * its CPU), after every restart, for an endpoint that speaks no TLS. {@link #tls()} adds it for https.
      */
-    static final OkHttpClient HTTP = Http.newDefaultClient().newBuilder()
+    static final OkHttpClient HTTP = new OkHttpClient.Builder()
+            .connectTimeout(Http.DEFAULT_TIMEOUT, TimeUnit.MILLISECONDS)
+            .writeTimeout(Http.DEFAULT_TIMEOUT, TimeUnit.MILLISECONDS)
+            .readTimeout(Http.DEFAULT_TIMEOUT, TimeUnit.MILLISECONDS)
+            .protocols(List.of(Protocol.HTTP_1_1))
+            .addInterceptor(new Http.StatusRetryInterceptor())
             .dispatcher(dispatcher(256, 64))
             .connectionPool(new ConnectionPool(64, 5, TimeUnit.MINUTES))
             .build();
+
+    /**
+     * {@link #HTTP} trusting also the certificates the environment names, as the SDK's own client does: made at the
+     * first https mount.
+     */
+    private static OkHttpClient tls;
 
     private final S3Location location;
     private final MinioAsyncClient client;
@@ -88,7 +105,8 @@ public final class S3UnderStore implements UnderStore {
         MinioAsyncClient.Builder builder = MinioAsyncClient.builder()
                 .endpoint(location.endpoint().toString())
                 .region(location.region())
-                .httpClient(HTTP, false);  // shared: closing a store leaves the others' connections alone
+                .httpClient("https".equalsIgnoreCase(location.endpoint().getScheme()) ? tls() : HTTP,
+                        false);  // shared: closing a store leaves the others' connections alone
         if (credentials != null) {
             builder.credentials(credentials.accessKey(), credentials.secretKey());
         }
@@ -98,6 +116,19 @@ public final class S3UnderStore implements UnderStore {
         } else if (Boolean.FALSE.equals(location.pathStyle())) {
             client.enableVirtualStyleEndpoint();
         }
+    }
+
+    /** Shares {@link #HTTP}'s dispatcher and connections. */
+    private static synchronized OkHttpClient tls() {
+        if (tls == null) {
+            try {
+                tls = Http.enableExternalCertificatesFromEnv(HTTP);
+            } catch (MinioException e) {
+                throw new UnderStoreException("the certificates SSL_CERT_FILE or SSL_CERT_DIR names could not be read: "
+                        + e.getMessage(), e);
+            }
+        }
+        return tls;
     }
 
     private static Dispatcher dispatcher(int requests, int requestsPerHost) {
