@@ -90,6 +90,8 @@ class EpochPlanTest {
 
         given().contentType(ContentType.JSON).body(plan("epochs", "train", 0, files.stream().map(FileInfo::path)
                 .toList())).post("/api/v1/plans").then().statusCode(202).body("id", equalTo("train.0"));
+        // 202 once Kafka has it; the consumer starts it a moment later (a 404 until then: CI, on a slower machine)
+        await().atMost(Duration.ofSeconds(60)).until(() -> given().get("/api/v1/plans/train.0").statusCode() == 200);
         await().atMost(Duration.ofSeconds(30)).until(() -> status("train.0").getInt("fetched") > 0);
         assertThat(status("train.0").getInt("fetched")).as("nothing read yet: one window ahead of the start")
                 .isLessThanOrEqualTo(WINDOW_BLOCKS);
