@@ -13,6 +13,8 @@ import io.granary.kit.security.Caller;
 import io.granary.kit.security.ClusterCredential;
 import io.granary.kit.security.Role;
 import io.granary.kit.security.SecurityConfig;
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -41,7 +43,9 @@ import java.util.Set;
  * the cluster credential and the caller's name in place of the caller's own credential, checks the call again
  * for that caller and records it for the audit. Status, headers and problem bodies come back as the owner sent
  * them, and an answer of unknown length (a DataLoad's events) streams. An owner that cannot be reached is a 503 with
- * Retry-After, but for a DataLoad's status, answered from the last one it published ({@link PublishedStatuses}).
+ * Retry-After, but for a DataLoad's status, answered from the last one it published ({@link PublishedStatuses}), and
+ * for a write whose owner refuses connections (it is restarting): that one waits for it up to
+ * {@code granary.gateway.owner-wait}, as nothing was sent yet.
  */
 @ApplicationScoped
 public class ManagementProxy {
@@ -56,7 +60,12 @@ public class ManagementProxy {
     private static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.PUT,
             HttpMethod.DELETE, HttpMethod.OPTIONS);
 
+    /** How often a held write tries its owner again. */
+    private static final long RECONNECT_MILLIS = 250;
+
+    private final Vertx vertx;
     private final HttpClient client;
+    private final long ownerWaitNanos;
     private final ClusterCredential cluster;
     private final SocketAddress metadata;
     private final SocketAddress preload;
@@ -69,7 +78,9 @@ public class ManagementProxy {
         this.statuses = statuses;
         this.json = json;
         this.maxBody = security.maxBody();
+        this.vertx = vertx;
         this.client = vertx.createHttpClient(new HttpClientOptions().setConnectTimeout(2000));
+        this.ownerWaitNanos = config.ownerWait().toNanos();
         this.cluster = cluster;
         this.metadata = address(shared.metadataUrl());
         this.preload = address(config.preloadUrl());
@@ -117,14 +128,17 @@ public class ManagementProxy {
     }
 
     private void proxy(RoutingContext ctx, SocketAddress owner, Buffer body) {
-        proxy(ctx, owner, body, IDEMPOTENT.contains(ctx.request().method()) ? 1 : 0);
+        proxy(ctx, owner, body, IDEMPOTENT.contains(ctx.request().method()) ? 1 : 0, System.nanoTime());
     }
 
     /**
      * {@code retries}: how often an idempotent call is sent again when its connection fails before any answer came
-     * (a pooled connection to a replica that died): the new connection reaches one that is up.
+     * (a pooled connection to a replica that died): the new connection reaches one that is up. A write whose owner
+     * gave no connection at all is tried again until {@link #ownerWaitNanos} after {@code since}: a restart of the
+     * preload-service took 11.7 s on a slow machine, longer than a client's five asks after Retry-After, and the
+     * DataLoad it was creating failed. A read is answered at once, as its caller asks again anyway.
      */
-    private void proxy(RoutingContext ctx, SocketAddress owner, Buffer body, int retries) {
+    private void proxy(RoutingContext ctx, SocketAddress owner, Buffer body, int retries, long since) {
         Caller caller = AccessFilter.caller(ctx);
         ctx.put(AccessFilter.FORWARDED, true);
         HttpServerRequest in = ctx.request();
@@ -140,39 +154,52 @@ public class ManagementProxy {
         if (caller.role() != Role.CLUSTER) {
             options.putHeader(ClusterCredential.ON_BEHALF_OF, caller.name());
         }
-        client.request(options).compose(request -> request.send(body)).onComplete(answer -> {
-            HttpServerResponse out = ctx.response();
-            if (answer.failed() && retries > 0 && !out.closed()) {
-                proxy(ctx, owner, body, retries - 1);
+        client.request(options).onComplete(connected -> {
+            if (connected.failed() && !IDEMPOTENT.contains(in.method()) && !ctx.response().closed()
+                    && System.nanoTime() - since < ownerWaitNanos) {
+                vertx.setTimer(RECONNECT_MILLIS, timer -> proxy(ctx, owner, body, retries, since));
                 return;
             }
-            if (answer.failed() && owner == preload && answerFromLastStatus(ctx, caller)) {
-                return;
-            }
-            if (answer.failed()) {
-                // Unavailable, not broken: the service that answers it is restarting or moving, as a client that
-                // honours Retry-After (the AWS SDKs, for one) takes it.
-                out.setStatusCode(503).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE)
-                        .putHeader("Retry-After", "2").end("{\"type\":\"about:blank\",\"title\":"
-                        + "\"Service Unavailable\",\"status\":503,\"detail\":\"the service that answers this call "
-                        + "cannot be reached now\"}");
-                return;
-            }
-            HttpClientResponse response = answer.result();
-            out.setStatusCode(response.statusCode());
-            response.headers().forEach(header -> {
-                if (!NOT_FORWARDED.contains(header.getKey().toLowerCase(Locale.ROOT))) {
-                    out.putHeader(header.getKey(), header.getValue());
-                }
-            });
-            String length = response.getHeader(HttpHeaders.CONTENT_LENGTH);
-            if (length != null) {
-                out.putHeader(HttpHeaders.CONTENT_LENGTH, length);
-            } else {
-                out.setChunked(true);  // a DataLoad's server-sent events go on until it ends
-            }
-            response.pipeTo(out);
+            (connected.succeeded() ? connected.result().send(body)
+                    : Future.<HttpClientResponse>failedFuture(connected.cause())).onComplete(answer ->
+                    answer(ctx, owner, body, retries, since, caller, answer));
         });
+    }
+
+    /** The owner's answer passed on, or what stands in for it when none came. */
+    private void answer(RoutingContext ctx, SocketAddress owner, Buffer body, int retries, long since, Caller caller,
+                        AsyncResult<HttpClientResponse> answer) {
+        HttpServerResponse out = ctx.response();
+        if (answer.failed() && retries > 0 && !out.closed()) {
+            proxy(ctx, owner, body, retries - 1, since);
+            return;
+        }
+        if (answer.failed() && owner == preload && answerFromLastStatus(ctx, caller)) {
+            return;
+        }
+        if (answer.failed()) {
+            // Unavailable, not broken: the service that answers it is restarting or moving, as a client that
+            // honours Retry-After (the AWS SDKs, for one) takes it.
+            out.setStatusCode(503).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE)
+                    .putHeader("Retry-After", "2").end("{\"type\":\"about:blank\",\"title\":"
+                    + "\"Service Unavailable\",\"status\":503,\"detail\":\"the service that answers this call "
+                    + "cannot be reached now\"}");
+            return;
+        }
+        HttpClientResponse response = answer.result();
+        out.setStatusCode(response.statusCode());
+        response.headers().forEach(header -> {
+            if (!NOT_FORWARDED.contains(header.getKey().toLowerCase(Locale.ROOT))) {
+                out.putHeader(header.getKey(), header.getValue());
+            }
+        });
+        String length = response.getHeader(HttpHeaders.CONTENT_LENGTH);
+        if (length != null) {
+            out.putHeader(HttpHeaders.CONTENT_LENGTH, length);
+        } else {
+            out.setChunked(true);  // a DataLoad's server-sent events go on until it ends
+        }
+        response.pipeTo(out);
     }
 
     /**

@@ -17,6 +17,13 @@ public interface GatewayConfig {
     @WithDefault("http://127.0.0.1:8084")
     URI preloadUrl();
 
+    /**
+     * How long a management write (POST, PATCH) whose owner refuses connections, as while it restarts, waits for it
+     * before it is answered 503: nothing was sent, so it is sent once the owner is back.
+     */
+    @WithDefault("5s")
+    Duration ownerWait();
+
     Auth auth();
 
     Read read();

@@ -25,6 +25,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +35,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * A DataLoad's status polled while the preload-service that runs it restarts: a load lives with the replica that
  * took it, so the gateway answers from the last status the load published, marked stale, instead of 503 (which a
- * client polling it would count as a failed call); once the service is back it answers again.
+ * client polling it would count as a failed call); once the service is back it answers again. A DataLoad created
+ * meanwhile waits for the service instead of a 503.
  */
 @QuarkusTest
 @WithTestResource(value = StackResource.class, scope = TestResourceScope.MATCHING_RESOURCES, initArgs = {
@@ -68,6 +71,7 @@ class DataLoadRestartTest {
                 .filter(status -> status.phase() == DataLoadPhase.COMPLETE).isPresent());  // Kafka's copy, here
 
         stack.kill("preload-service");
+        CompletableFuture<Response> createdMeanwhile;
         try {
             Response stale = as(Identities.ADMIN).get(DataLoadApi.DATALOADS + "/" + id);
             assertThat(stale.statusCode()).isEqualTo(200);
@@ -79,9 +83,21 @@ class DataLoadRestartTest {
             as(Identities.TEAM_A_READER).get(DataLoadApi.DATALOADS + "/" + id).then().statusCode(503);
             as(Identities.ADMIN).get(DataLoadApi.DATALOADS + "/no-such-load").then().statusCode(503)
                     .header("Retry-After", "2");
+
+            // A load created now, while nothing takes connections on the service's port, is held, not refused.
+            createdMeanwhile = CompletableFuture.supplyAsync(() -> as(Identities.ADMIN).contentType(ContentType.JSON)
+                    .body(Map.of("dataset", "restarted", "targets", List.of(Map.of("path", ""))))
+                    .post(DataLoadApi.DATALOADS));
         } finally {
             stack.startAgain("preload-service");
         }
+        Response created = createdMeanwhile.get(120, TimeUnit.SECONDS);
+        assertThat(created.statusCode()).as("sent once the service was back: %s", created.body().asString())
+                .isEqualTo(202);
+        String later = created.path("id");
+        await().atMost(Duration.ofSeconds(60)).until(() ->
+                "Complete".equals(as(Identities.ADMIN).get(DataLoadApi.DATALOADS + "/" + later).path("phase")));
+
         Response fresh = as(Identities.ADMIN).get(DataLoadApi.DATALOADS + "/" + id);
         assertThat(fresh.statusCode()).isEqualTo(200);
         assertThat(fresh.header(DataLoadApi.STALE_HEADER)).isNull();
