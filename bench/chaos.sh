@@ -113,7 +113,7 @@ ready_again() {
   IFS=: read -r _ _ host port module < <(grep -m1 "^$1:" "$RUN/services")
   # Until the killed process is gone: its listening socket still takes connections while the kernel tears it down,
   # and a broker so "ready" 0.2 s after its kill timed its recovery from then.
-  while read -r _ _ state _ < "/proc/$3/stat" 2> /dev/null && [[ $state != Z ]]; do sleep 0.05; done
+  while read -r _ _ state _ 2> /dev/null < "/proc/$3/stat" && [[ $state != Z ]]; do sleep 0.05; done
   sleep 0.2  # the supervisor sees the process gone
   for (( i = 0; i < 1200; i++ )); do
     if [[ $module == kafka ]]; then
