@@ -1,13 +1,17 @@
 package io.granary.preload;
 
 import io.granary.contracts.dataset.FileInfo;
+import io.granary.contracts.events.Topics;
 import io.granary.contracts.worker.Worker;
 import io.granary.devstack.Ports;
 import io.granary.devstack.ServiceProcess;
 import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
+import io.granary.preload.service.DataLoads;
 import io.restassured.http.ContentType;
+import io.smallrye.reactive.messaging.kafka.companion.KafkaCompanion;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -16,6 +20,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -26,7 +31,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The packaged preload-service killed in the middle of a load and started again on the same data directory: the
  * load resumes (blocks already cached cost a lookup) and ends with everything on the workers. And a worker killed
- * in the middle of a load: its batches go to the workers that own their blocks once it is gone.
+ * in the middle of a load: its batches go to the workers that own their blocks once it is gone. And what Kafka
+ * carried before the service ever ran is taken when it first starts.
  */
 class ResumeIT {
 
@@ -124,6 +130,42 @@ class ResumeIT {
         long total = cluster.files("rehome").stream().mapToLong(FileInfo::size).sum();
         assertThat(Cluster.heldBy(survivor, "rehome")).isPositive().isLessThanOrEqualTo(total);
         cluster.liveWorkers(1);
+    }
+
+    /**
+     * A preload request and an epoch plan sent while no preload-service had ever run (a fresh system, a pipeline
+     * quicker than the service): the first one to start takes both. Consumer groups of their own make it that
+     * service's first start whatever ran before in this class.
+     */
+    @Test
+    void whatWasSentBeforeTheFirstStartIsTaken() throws IOException {
+        Path local = Path.of(config.get("granary.allowed-roots"));
+        Cluster.files(local.resolve("early"), 4, 4096, 14);
+        Cluster cluster = new Cluster(config.get("granary.metadata-url"));
+        cluster.dataset("early", "1MiB", Datasets.localMount(local.resolve("early")));
+        cluster.liveWorkers(1);
+        String plan = "{\"dataset\":\"early\",\"job\":\"early-job\",\"epoch\":0,\"rank\":0,\"worldSize\":1,"
+                + "\"seed\":7,\"listVersion\":\"v1\",\"files\":[" + String.join(",", cluster.files("early").stream()
+                .map(file -> "\"" + file.path() + "\"").toList()) + "]}";
+        try (KafkaCompanion kafka = new KafkaCompanion(config.get("kafka.bootstrap.servers"))) {
+            kafka.produceStrings().fromRecords(
+                    new ProducerRecord<>(Topics.PRELOAD_REQUESTS, "early", "{\"requestId\":\"before-start\","
+                            + "\"dataset\":\"early\",\"targets\":[{\"path\":\"\"}]}"),
+                    new ProducerRecord<>(Topics.EPOCH_PLANS, "early-job.0", plan)).awaitCompletion();
+        }
+        Path data = Files.createDirectories(Path.of(config.get("test.work-dir")).resolve("early"));
+        Map<String, String> properties = new HashMap<>(preloadConfig(data));
+        properties.put("mp.messaging.incoming.\"" + Topics.PRELOAD_REQUESTS + "\".group.id", "first-start-requests");
+        properties.put("mp.messaging.incoming.\"" + Topics.EPOCH_PLANS + "\".group.id", "first-start-plans");
+        int port = Ports.free();
+        String url = "http://127.0.0.1:" + port;
+        try (ServiceProcess preload = ServiceProcess.start("preload-service", port, properties, data)) {
+            String id = DataLoads.idOf("before-start");
+            await().atMost(Duration.ofSeconds(120)).until(() -> "Complete".equals(given().baseUri(url)
+                    .get("/api/v1/dataloads/" + id).jsonPath().getString("phase")));
+            await().atMost(Duration.ofSeconds(60)).until(() -> given().baseUri(url).get("/api/v1/plans/early-job.0")
+                    .statusCode() == 200);
+        }
     }
 
     @Test
