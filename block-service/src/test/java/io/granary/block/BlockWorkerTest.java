@@ -17,6 +17,7 @@ import io.granary.contracts.events.Topics;
 import io.granary.contracts.worker.Medium;
 import io.granary.devstack.testing.Bodies;
 import io.granary.devstack.testing.Identities;
+import io.granary.devstack.testing.KafkaRecords;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
 import io.granary.devstack.testing.StoreProxy;
@@ -28,6 +29,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.smallrye.reactive.messaging.kafka.companion.KafkaCompanion;
 import jakarta.inject.Inject;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -587,9 +589,8 @@ class BlockWorkerTest {
                 assertThat(cached.stream().mapToLong(BlockEvent::bytes).sum()).isEqualTo(cachedBytes);
             });
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-                HeartbeatEvent last = json.readValue(kafka.consumeStrings()
-                        .fromTopics(Topics.WORKER_HEARTBEATS, Duration.ofSeconds(3)).awaitCompletion()
-                        .getLastRecord().value(), HeartbeatEvent.class);
+                List<ConsumerRecord<String, String>> beats = KafkaRecords.all(kafka, Topics.WORKER_HEARTBEATS);
+                HeartbeatEvent last = json.readValue(beats.get(beats.size() - 1).value(), HeartbeatEvent.class);
                 assertThat(last.levels()).extracting(level -> level.medium()).containsExactly(Medium.MEM, Medium.SSD);
                 assertThat(last.levels().get(0).usedBytes()).isPositive();
                 assertThat(last.hits()).isPositive();
@@ -825,8 +826,7 @@ class BlockWorkerTest {
     }
 
     private List<BlockEvent> blockEvents(KafkaCompanion kafka) {
-        return kafka.consumeStrings().fromTopics(Topics.BLOCK_EVENTS, Duration.ofSeconds(3)).awaitCompletion()
-                .getRecords().stream().map(record -> {
+        return KafkaRecords.all(kafka, Topics.BLOCK_EVENTS).stream().map(record -> {
                     try {
                         return json.readValue(record.value(), BlockEvent.class);
                     } catch (Exception e) {

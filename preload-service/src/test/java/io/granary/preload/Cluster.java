@@ -8,6 +8,7 @@ import io.granary.contracts.events.Topics;
 import io.granary.contracts.placement.RendezvousPlacement;
 import io.granary.contracts.worker.Worker;
 import io.granary.devstack.testing.Datasets;
+import io.granary.devstack.testing.KafkaRecords;
 import io.smallrye.reactive.messaging.kafka.companion.KafkaCompanion;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -110,8 +111,7 @@ final class Cluster {
     static List<ConsumerRecord<String, String>> deadLetters(KafkaCompanion kafka, String topic, List<String> values) {
         List<List<ConsumerRecord<String, String>>> seen = new ArrayList<>();
         await().atMost(Duration.ofSeconds(60)).until(() -> {
-            List<ConsumerRecord<String, String>> dead = kafka.consumeStrings()
-                    .fromTopics(Topics.DEADLETTER, Duration.ofSeconds(2)).awaitCompletion().getRecords().stream()
+            List<ConsumerRecord<String, String>> dead = KafkaRecords.all(kafka, Topics.DEADLETTER).stream()
                     .filter(record -> record.headers().lastHeader(DeadLetter.TOPIC_HEADER) != null && topic.equals(
                             new String(record.headers().lastHeader(DeadLetter.TOPIC_HEADER).value(),
                                     StandardCharsets.UTF_8)))

@@ -12,6 +12,7 @@ import io.granary.contracts.worker.Worker;
 import io.granary.devstack.HdfsServer;
 import io.granary.devstack.Ports;
 import io.granary.devstack.testing.Datasets;
+import io.granary.devstack.testing.KafkaRecords;
 import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.S3Resource;
@@ -381,8 +382,7 @@ class DataLoadTest {
     }
 
     private List<DataLoadStatus> statuses(KafkaCompanion kafka, String id) {
-        return kafka.consumeStrings().fromTopics(Topics.PRELOAD_STATUS, Duration.ofSeconds(3)).awaitCompletion()
-                .getRecords().stream().filter(record -> id.equals(record.key()))
+        return KafkaRecords.all(kafka, Topics.PRELOAD_STATUS).stream().filter(record -> id.equals(record.key()))
                 .map(record -> read(record.value())).toList();
     }
 

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The outside world of a service under test, all real: a Kafka broker, an S3 server, a local directory for
@@ -70,8 +71,12 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
     @Override
     public Map<String, String> start() {
         config = new HashMap<>();
-        config.putAll(kafka.start());
-        config.putAll(s3.start());
+        CompletableFuture<Map<String, String>> store = CompletableFuture.supplyAsync(s3::start);  // beside the broker
+        try {
+            config.putAll(kafka.start());
+        } finally {
+            config.putAll(store.join());
+        }
         try {
             dir = Files.createTempDirectory("granary-stack");
             config.put(ALLOWED_ROOTS, Files.createDirectories(dir.resolve("local")).toString());
@@ -234,18 +239,13 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
         return properties;
     }
 
-    /** Stops every service at once: each one's graceful stop takes seconds, and nothing here depends on the order. */
+    /**
+     * Kills every process at once: the tests are over and their files go next, so a graceful stop (seconds each, the
+     * broker's longest) would buy nothing. Tests of a graceful stop make their own.
+     */
     @Override
     public void stop() {
-        List<Thread> stopping = services.stream().map(service -> new Thread(service::close, "stop-service")).toList();
-        stopping.forEach(Thread::start);
-        for (Thread thread : stopping) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        services.forEach(ServiceProcess::kill);
         services.clear();
         s3.stop();
         kafka.stop();
