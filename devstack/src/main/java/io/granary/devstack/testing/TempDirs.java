@@ -6,12 +6,14 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
-final class TempDirs {
+/** Directories a test made, or a service under test did. */
+public final class TempDirs {
 
     private TempDirs() {
     }
 
-    static void deleteQuietly(Path dir) {
+    /** Deletes the directory and all in it; what cannot be deleted is left (a leftover under target/ is harmless). */
+    public static void deleteQuietly(Path dir) {
         if (dir == null || !Files.exists(dir)) {
             return;
         }

@@ -124,10 +124,15 @@ public class ObjectWrites {
         return located.store().stat(located.key()).metadata();
     }
 
+    /** Blocking: a new file in the spool, which a gateway that has spooled no body yet has not made. */
+    private Path spoolFile(String prefix) throws IOException {
+        return Files.createTempFile(Files.createDirectories(spool), prefix, ".part");
+    }
+
     /** Blocking: a range of a version of an object, from its under-store into a file of the spool. */
     private Spooled spoolRange(Dataset source, FileInfo from, long offset, long length) throws IOException {
         MountedStores.Located located = stores.locate(source.spec().mounts(), from.path());
-        Path file = Files.createTempFile(spool, "copy-", ".part");
+        Path file = spoolFile("copy-");
         try (InputStream in = located.store().read(located.key(), from.etag(), offset, length)) {
             long copied = Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
             if (copied != length) {
@@ -279,7 +284,7 @@ public class ObjectWrites {
                 return null;
             }
         }
-        Path joined = Files.createTempFile(spool, "joined-", ".part");
+        Path joined = spoolFile("joined-");
         try (OutputStream out = Files.newOutputStream(joined)) {
             for (UploadedPart part : parts) {
                 Files.copy(dir.resolve(Integer.toString(part.partNumber())), out);

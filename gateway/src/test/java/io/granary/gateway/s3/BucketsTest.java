@@ -4,6 +4,7 @@ import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.RestAssuredAuth;
 import io.granary.devstack.testing.StackResource;
+import io.granary.devstack.testing.TempDirs;
 import io.granary.gateway.GatewayStack;
 import io.granary.ufs.ObjectMetadata;
 import io.quarkus.test.common.ResourceArg;
@@ -69,6 +70,9 @@ class BucketsTest {
 
     @ConfigProperty(name = "devstack.s3.data-dir")
     Path s3Buckets;
+
+    @ConfigProperty(name = "granary.gateway.spool-dir")
+    Path spool;
 
     private S3Client admin;
 
@@ -272,6 +276,20 @@ class BucketsTest {
      * A source of 2 GiB and a bit, made sparse in the bucket's directory with a marker at the start of each GiB,
      * copied by UploadPartCopy in three ranges: the copy has the source's size, bytes at each seam, and S3's ETag.
      */
+    /** A copy on a gateway that has spooled nothing yet (no spool directory): it makes the directory, not a 500. */
+    @Test
+    void aCopyIsTheFirstWriteAGatewaySpools() {
+        admin.createBucket(create -> create.bucket("first-copies"));
+        admin.putObject(put -> put.bucket("first-copies").key("a.txt"), RequestBody.fromString("first"));
+        TempDirs.deleteQuietly(spool);  // as on a gateway just started, whose first write is this copy
+
+        admin.copyObject(copy -> copy.sourceBucket("first-copies").sourceKey("a.txt")
+                .destinationBucket("first-copies").destinationKey("b.txt"));
+
+        assertThat(admin.getObjectAsBytes(get -> get.bucket("first-copies").key("b.txt")).asUtf8String())
+                .isEqualTo("first");
+    }
+
     @Test
     void aMultiGibObjectIsCopiedByUploadPartCopy() throws Exception {
         admin.createBucket(create -> create.bucket("big-copies"));
