@@ -11,6 +11,8 @@ import io.granary.block.store.LruPolicy;
 import io.granary.block.store.BlockStore;
 import io.granary.contracts.block.BlockApi;
 import io.granary.contracts.block.BlockId;
+import io.granary.contracts.block.ByteSize;
+import io.granary.contracts.dataset.DatasetSpec;
 import io.granary.contracts.events.BlockEvent;
 import io.granary.contracts.events.HeartbeatEvent;
 import io.granary.contracts.events.Topics;
@@ -616,6 +618,30 @@ class BlockWorkerTest {
         assertThat(stats.underStoreReadCount()).isEqualTo(before);
         given().contentType(ContentType.BINARY).body(new byte[MIB + 1])
                 .put("/blocks/reads/0?path=ckpt/too-big&etag=e1").then().statusCode(413).body("field", equalTo("body"));
+    }
+
+    /**
+     * A whole block of the default size written through: longer than the HTTP server's default body limit (10 MiB),
+     * which refused every whole block a gateway pushed with an empty 413.
+     */
+    @Test
+    void aWholeBlockOfTheDefaultSizeIsWrittenThrough() throws Exception {
+        reads();
+        Fixtures.dataset(metadata, s3, "default-blocks", "reads", DatasetSpec.DEFAULT_BLOCK_SIZE);
+        int size = (int) ByteSize.parse("blockSize", DatasetSpec.DEFAULT_BLOCK_SIZE);
+        byte[] block = new byte[size];
+        new java.util.Random(4).nextBytes(block);
+        // Not RestAssured: a failed check would log the 16 MiB body as text and exhaust the heap.
+        URI uri = Fixtures.blockUri(worker(), "default-blocks", "ckpt/whole.pt", "e16", 0);
+        HttpResponse<String> put = Fixtures.HTTP.send(HttpRequest.newBuilder(uri)
+                .header("Authorization", Identities.CLUSTER_AUTHORIZATION)
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(block)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(201);
+
+        HttpResponse<byte[]> read = getBlock(worker(), "default-blocks", "ckpt/whole.pt", "e16", 0, null);
+
+        assertThat(read.headers().firstValue(BlockApi.CACHE_HEADER)).hasValue(BlockApi.HIT);
+        assertThat(read.body()).isEqualTo(block);
     }
 
     @Test
