@@ -32,9 +32,11 @@ public final class HdfsServer implements AutoCloseable {
         Path dir = Files.createDirectories(dataDir.toAbsolutePath());
         Path ready = dir.resolve(HdfsMain.READY);
         Files.deleteIfExists(ready);
+        // Its web servers unpack into java.io.tmpdir: under its own directory, not left in /tmp after a kill.
+        Path temp = Files.createDirectories(dir.resolve("tmp"));
         ChildProcess child = ChildProcess.start("hdfs",
-                List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-cp", ChildClasspath.hdfs(),
-                        HdfsMain.class.getName(), Integer.toString(port), dir.toString()),
+                List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-Djava.io.tmpdir=" + temp,
+                        "-cp", ChildClasspath.hdfs(), HdfsMain.class.getName(), Integer.toString(port), dir.toString()),
                 dir.resolve("hdfs.log"));
         child.awaitReady(() -> Files.exists(ready), START_TIMEOUT);
         return new HdfsServer(child, URI.create("hdfs://127.0.0.1:" + port));
