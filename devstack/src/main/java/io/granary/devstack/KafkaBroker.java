@@ -112,6 +112,7 @@ public final class KafkaBroker implements AutoCloseable {
                 share.coordinator.state.topic.replication.factor=1
                 share.coordinator.state.topic.min.isr=1
                 group.initial.rebalance.delay.ms=0
+                message.max.bytes=67108864
                 log.retention.hours=24
                 log.segment.bytes=16777216
                 """.formatted(port, controllerPort, logDirs, host);

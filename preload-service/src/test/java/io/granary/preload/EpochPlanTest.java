@@ -26,7 +26,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -150,6 +152,38 @@ class EpochPlanTest {
         } finally {
             given().delete("/api/v1/plans/big.1");
             workers.forEach(worker -> given().baseUri(worker.address()).delete("/blocks/twice").then()
+                    .statusCode(200));
+        }
+    }
+
+    /**
+     * A plan past a Kafka record's default 1 MiB (2,000 files of 730-character paths: 1.5 MiB of JSON; a rank of an
+     * ImageNet-sized job plans 160,000 files) goes through Kafka and runs.
+     */
+    @Test
+    void aPlanLargerThanAKafkaRecordRuns() throws IOException {
+        Path root = localRoot.resolve("long-paths");
+        Path deep = Files.createDirectories(root.resolve("a".repeat(240)).resolve("b".repeat(240))
+                .resolve("c".repeat(240)));
+        List<String> paths = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            Path file = Files.writeString(deep.resolve(String.format("s-%05d", i)), "x");
+            paths.add(root.relativize(file).toString());
+        }
+        Cluster cluster = new Cluster(metadataUrl);
+        cluster.dataset("long-paths", "1MiB", Datasets.localMount(root));
+        List<Worker> workers = cluster.liveWorkers(2);
+        String body = plan("long-paths", "long", 0, paths);
+        assertThat(body.length()).as("more than a Kafka record takes by default").isGreaterThan(1 << 20);
+        try {
+            given().contentType(ContentType.JSON).body(body).post("/api/v1/plans").then().statusCode(202);
+
+            await().atMost(Duration.ofSeconds(60)).until(() -> given().get("/api/v1/plans/long.0").statusCode()
+                    == 200);
+            assertThat(status("long.0").getInt("files")).isEqualTo(2000);
+        } finally {
+            given().delete("/api/v1/plans/long.0");
+            workers.forEach(worker -> given().baseUri(worker.address()).delete("/blocks/long-paths").then()
                     .statusCode(200));
         }
     }

@@ -20,6 +20,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 
@@ -51,7 +52,10 @@ public class EpochPlanResource {
         this.events = events;
     }
 
-    /** 202 once Kafka has the plan; 400 naming the field for a bad plan, an unknown dataset or a file not in it. */
+    /**
+     * 202 once Kafka has the plan; 400 naming the field for a bad plan, an unknown dataset or a file not in it; 413
+     * for a plan larger than the topic takes; 503 when Kafka does not answer.
+     */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response publish(EpochPlan plan, RoutingContext ctx) throws InterruptedException {
@@ -64,11 +68,32 @@ public class EpochPlanResource {
         try {
             events.send(emitter, Topics.EPOCH_PLANS, valid.id(), valid).toCompletableFuture()
                     .get(PUBLISH_WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            return Response.status(503).type(Problem.MEDIA_TYPE).entity(Problem.of(503, "Service Unavailable",
-                    "Kafka did not take the plan: " + e.getMessage(), null)).build();
+        } catch (ExecutionException e) {
+            if (tooLarge(e)) {  // no retry takes it
+                return Response.status(413).type(Problem.MEDIA_TYPE).entity(Problem.of(413, "Content Too Large",
+                        "a plan of " + valid.files().size() + " files is more than Kafka takes on "
+                                + Topics.EPOCH_PLANS + " (its max.message.bytes): raise it, or plan fewer files a rank",
+                        "files")).build();
+            }
+            return unavailable(e);
+        } catch (TimeoutException e) {
+            return unavailable(e);
         }
         return Response.accepted(Map.of("id", valid.id(), "dataset", valid.dataset(), "epoch", valid.epoch())).build();
+    }
+
+    private static boolean tooLarge(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RecordTooLargeException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Response unavailable(Exception e) {
+        return Response.status(503).type(Problem.MEDIA_TYPE).entity(Problem.of(503, "Service Unavailable",
+                "Kafka did not take the plan: " + e.getMessage(), null)).build();
     }
 
     @GET
