@@ -853,12 +853,12 @@ class BlockWorkerTest {
 
     private List<BlockEvent> blockEvents(KafkaCompanion kafka) {
         return KafkaRecords.all(kafka, Topics.BLOCK_EVENTS).stream().map(record -> {
-                    try {
-                        return json.readValue(record.value(), BlockEvent.class);
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }).toList();
+            try {
+                return json.readValue(record.value(), BlockEvent.class);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }).toList();
     }
 
     private Path blockFile(String dataset, String blockId) {

@@ -16,7 +16,8 @@ public final class KafkaRecords {
 
     /**
      * Every record of {@code topic} so far, read up to its end offsets: a read for a fixed time would wait all of it
-     * out, seconds on every call of an {@code await} loop.
+     * out, seconds on every call of an {@code await} loop. The end offsets count the records: no topic here is
+     * compacted or written in transactions.
      */
     public static List<ConsumerRecord<String, String>> all(KafkaCompanion kafka, String topic) {
         if (!kafka.topics().list().contains(topic)) {

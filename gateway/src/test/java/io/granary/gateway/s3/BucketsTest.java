@@ -272,10 +272,6 @@ class BucketsTest {
         assertThat(admin.headObject(h -> h.bucket("meta-s3").key("copied.json")).metadata()).isEqualTo(user);
     }
 
-    /**
-     * A source of 2 GiB and a bit, made sparse in the bucket's directory with a marker at the start of each GiB,
-     * copied by UploadPartCopy in three ranges: the copy has the source's size, bytes at each seam, and S3's ETag.
-     */
     /** A copy on a gateway that has spooled nothing yet (no spool directory): it makes the directory, not a 500. */
     @Test
     void aCopyIsTheFirstWriteAGatewaySpools() {
@@ -290,6 +286,10 @@ class BucketsTest {
                 .isEqualTo("first");
     }
 
+    /**
+     * A source of 2 GiB and a bit, made sparse in the bucket's directory with a marker at the start of each GiB,
+     * copied by UploadPartCopy in three ranges: the copy has the source's size, bytes at each seam, and S3's ETag.
+     */
     @Test
     void aMultiGibObjectIsCopiedByUploadPartCopy() throws Exception {
         admin.createBucket(create -> create.bucket("big-copies"));
