@@ -76,11 +76,8 @@ public class BlockEventPublisher implements BlockListener {
                 block.key().id().toString(), 1, block.length(), block.medium(), Instant.now()));
     }
 
-    /**
-     * Sends the sums gathered since the last flush, one event per dataset, level and kind that moved. The first runs
-     * one interval in: the scheduler starts before the emitter's channel is wired.
-     */
-    @Scheduled(every = "${granary.block.events-interval}", delayed = "${granary.block.events-interval}",
+    /** Sends the sums gathered since the last flush, one event per dataset, level and kind that moved. */
+    @Scheduled(every = "${granary.block.events-interval}", skipExecutionIf = NotStartedYet.class,
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void flush() {
         pending.forEach((sum, counts) -> {

@@ -8,12 +8,8 @@ import io.granary.contracts.events.HeartbeatEvent;
 import io.granary.contracts.events.Topics;
 import io.granary.kit.config.GranaryConfig;
 import io.granary.kit.events.KafkaEvents;
-import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
-import io.quarkus.scheduler.ScheduledExecution;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
-import jakarta.inject.Singleton;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 
@@ -58,21 +54,5 @@ public class HeartbeatPublisher {
                 stats.underStoreBytesRead(), stats.byDataset(), store.bytesByDataset(), STARTED_AT,
                 drain.status(), config.heartbeatInterval(), Instant.now());
         events.send(emitter, Topics.WORKER_HEARTBEATS, config.workerId(), heartbeat);
-    }
-
-    /** True until the application has started. */
-    @Singleton
-    static class NotStartedYet implements Scheduled.SkipPredicate {
-
-        private volatile boolean started;
-
-        void started(@Observes StartupEvent event) {
-            started = true;
-        }
-
-        @Override
-        public boolean test(ScheduledExecution execution) {
-            return !started;
-        }
     }
 }
