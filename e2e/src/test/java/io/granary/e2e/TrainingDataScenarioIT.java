@@ -9,6 +9,7 @@ import io.granary.contracts.dataload.Target;
 import io.granary.devstack.S3ProxyServer;
 import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.Metrics;
+import io.granary.devstack.testing.TempDirs;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -149,13 +150,8 @@ class TrainingDataScenarioIT {
         if (store != null) {
             store.close();
         }
-        for (Path dir : new Path[]{memDir, work}) {
-            if (dir != null && Files.exists(dir)) {
-                try (Stream<Path> all = Files.walk(dir)) {
-                    all.sorted((a, b) -> b.getNameCount() - a.getNameCount()).forEach(path -> path.toFile().delete());
-                }
-            }
-        }
+        TempDirs.deleteQuietly(memDir);
+        TempDirs.deleteQuietly(work);
     }
 
     @Test

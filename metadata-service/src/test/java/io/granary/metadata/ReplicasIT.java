@@ -7,6 +7,7 @@ import io.granary.devstack.ServiceProcess;
 import io.granary.devstack.testing.Datasets;
 import io.granary.devstack.testing.Identities;
 import io.granary.devstack.testing.RestAssuredAuth;
+import io.granary.devstack.testing.TempDirs;
 import io.restassured.http.ContentType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -19,11 +20,9 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -79,11 +78,7 @@ class ReplicasIT {
         if (kafka != null) {
             kafka.kill();
         }
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
-        } catch (IOException e) {
-            // leftovers under target/ are harmless
-        }
+        TempDirs.deleteQuietly(dir);
     }
 
     @AfterEach

@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The outside world of a service under test, all real: a Kafka broker, an S3 server, a local directory for
@@ -74,8 +75,12 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
         CompletableFuture<Map<String, String>> store = CompletableFuture.supplyAsync(s3::start);  // beside the broker
         try {
             config.putAll(kafka.start());
-        } finally {
             config.putAll(store.join());
+        } catch (RuntimeException e) {
+            // The broker's failure is the one told (a failed store's would have hidden it); neither is left running.
+            store.handle((started, failed) -> started).join();
+            stop();
+            throw e instanceof CompletionException && e.getCause() instanceof RuntimeException cause ? cause : e;
         }
         try {
             dir = Files.createTempDirectory("granary-stack");
