@@ -20,19 +20,24 @@ final class ChildProcess implements AutoCloseable {
     private final String name;
     private final Process process;
     private final Path log;
+    private final ClassDataSharing classData;
     private final Thread reaper;
 
-    private ChildProcess(String name, Process process, Path log) {
+    private ChildProcess(String name, Process process, Path log, ClassDataSharing classData) {
         this.name = name;
         this.process = process;
         this.log = log;
+        this.classData = classData;
         this.reaper = new Thread(this::stop, "devstack-stop-" + name);
         Runtime.getRuntime().addShutdownHook(reaper);
     }
 
-    static ChildProcess start(String name, List<String> jvmArgsAndMain, Path log) throws IOException {
+    /** Starts a JVM, from {@code classData}'s archive when there is one (else it records one). */
+    static ChildProcess start(String name, ClassDataSharing classData, List<String> jvmArgsAndMain, Path log)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
+        command.addAll(classData.options());
         command.addAll(jvmArgsAndMain);
         Files.createDirectories(log.getParent());
         Process process = new ProcessBuilder(command)
@@ -40,12 +45,13 @@ final class ChildProcess implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(nullDevice()))
                 .start();
-        return new ChildProcess(name, process, log);
+        return new ChildProcess(name, process, log, classData);
     }
 
     /** Runs a JVM to completion, for one-shot tools such as the Kafka storage formatter. */
-    static void runToCompletion(String name, List<String> jvmArgsAndMain, Path log, Duration timeout) throws IOException {
-        try (ChildProcess child = start(name, jvmArgsAndMain, log)) {
+    static void runToCompletion(String name, ClassDataSharing classData, List<String> jvmArgsAndMain, Path log,
+                                Duration timeout) throws IOException {
+        try (ChildProcess child = start(name, classData, jvmArgsAndMain, log)) {
             if (!child.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IOException(name + " did not finish within " + timeout + "; see " + log);
             }
@@ -97,15 +103,31 @@ final class ChildProcess implements AutoCloseable {
     /** Kills the child at once (SIGKILL): no shutdown hook of its own runs, as when a node dies. */
     void kill() {
         try {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            if (process.destroyForcibly().waitFor(10, TimeUnit.SECONDS)) {
+                classData.keep(process.exitValue());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
 
+    /**
+     * Ends the child at a test's end, when its files go next: at once (SIGKILL), unless it is recording its
+     * class-data archive, which only a graceful exit writes (a few seconds, once).
+     */
+    void end() {
+        if (classData.recording()) {
+            stop();
+        } else {
+            kill();
+        }
+    }
+
     /** Blocks until the child exits on its own. */
     int waitFor() throws InterruptedException {
-        return process.waitFor();
+        int status = process.waitFor();
+        classData.keep(status);
+        return status;
     }
 
     @Override
@@ -119,17 +141,20 @@ final class ChildProcess implements AutoCloseable {
     }
 
     private void stop() {
-        if (!process.isAlive()) {
-            return;
-        }
-        process.destroy();
-        try {
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        if (process.isAlive()) {
+            process.destroy();
+            try {
+                if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+                return;
             }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
+        }
+        if (!process.isAlive()) {  // also a one-shot tool that ended on its own
+            classData.keep(process.exitValue());
         }
     }
 
