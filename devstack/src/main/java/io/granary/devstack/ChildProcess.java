@@ -20,24 +20,19 @@ final class ChildProcess implements AutoCloseable {
     private final String name;
     private final Process process;
     private final Path log;
-    private final ClassDataSharing classData;
     private final Thread reaper;
 
-    private ChildProcess(String name, Process process, Path log, ClassDataSharing classData) {
+    private ChildProcess(String name, Process process, Path log) {
         this.name = name;
         this.process = process;
         this.log = log;
-        this.classData = classData;
         this.reaper = new Thread(this::stop, "devstack-stop-" + name);
         Runtime.getRuntime().addShutdownHook(reaper);
     }
 
-    /** Starts a JVM, from {@code classData}'s archive when there is one (else it records one). */
-    static ChildProcess start(String name, ClassDataSharing classData, List<String> jvmArgsAndMain, Path log)
-            throws IOException {
+    static ChildProcess start(String name, List<String> jvmArgsAndMain, Path log) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
-        command.addAll(classData.options());
         command.addAll(jvmArgsAndMain);
         Files.createDirectories(log.getParent());
         Process process = new ProcessBuilder(command)
@@ -45,13 +40,12 @@ final class ChildProcess implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(nullDevice()))
                 .start();
-        return new ChildProcess(name, process, log, classData);
+        return new ChildProcess(name, process, log);
     }
 
     /** Runs a JVM to completion, for one-shot tools such as the Kafka storage formatter. */
-    static void runToCompletion(String name, ClassDataSharing classData, List<String> jvmArgsAndMain, Path log,
-                                Duration timeout) throws IOException {
-        try (ChildProcess child = start(name, classData, jvmArgsAndMain, log)) {
+    static void runToCompletion(String name, List<String> jvmArgsAndMain, Path log, Duration timeout) throws IOException {
+        try (ChildProcess child = start(name, jvmArgsAndMain, log)) {
             if (!child.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IOException(name + " did not finish within " + timeout + "; see " + log);
             }
@@ -103,31 +97,15 @@ final class ChildProcess implements AutoCloseable {
     /** Kills the child at once (SIGKILL): no shutdown hook of its own runs, as when a node dies. */
     void kill() {
         try {
-            if (process.destroyForcibly().waitFor(10, TimeUnit.SECONDS)) {
-                classData.keep(process.exitValue());
-            }
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
 
-    /**
-     * Ends the child at a test's end, when its files go next: at once (SIGKILL), unless it is recording its
-     * class-data archive, which only a graceful exit writes (a few seconds, once).
-     */
-    void end() {
-        if (classData.recording()) {
-            stop();
-        } else {
-            kill();
-        }
-    }
-
     /** Blocks until the child exits on its own. */
     int waitFor() throws InterruptedException {
-        int status = process.waitFor();
-        classData.keep(status);
-        return status;
+        return process.waitFor();
     }
 
     @Override
@@ -141,20 +119,17 @@ final class ChildProcess implements AutoCloseable {
     }
 
     private void stop() {
-        if (process.isAlive()) {
-            process.destroy();
-            try {
-                if (!process.waitFor(20, TimeUnit.SECONDS)) {
-                    process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-                return;
-            }
+        if (!process.isAlive()) {
+            return;
         }
-        if (!process.isAlive()) {  // also a one-shot tool that ended on its own
-            classData.keep(process.exitValue());
+        process.destroy();
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
     }
 

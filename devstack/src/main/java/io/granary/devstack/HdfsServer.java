@@ -34,7 +34,7 @@ public final class HdfsServer implements AutoCloseable {
         Files.deleteIfExists(ready);
         // Its web servers unpack into java.io.tmpdir: under its own directory, not left in /tmp after a kill.
         Path temp = Files.createDirectories(dir.resolve("tmp"));
-        ChildProcess child = ChildProcess.start("hdfs", ClassDataSharing.none(),
+        ChildProcess child = ChildProcess.start("hdfs",
                 List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-Djava.io.tmpdir=" + temp,
                         "-cp", ChildClasspath.hdfs(), HdfsMain.class.getName(), Integer.toString(port), dir.toString()),
                 dir.resolve("hdfs.log"));

@@ -50,12 +50,12 @@ public final class KafkaBroker implements AutoCloseable {
         String classpath = ChildClasspath.kafka();
 
         if (!Files.exists(logDirs.resolve("meta.properties"))) {
-            ChildProcess.runToCompletion("kafka-storage-format", ClassDataSharing.of("kafka-storage-format", classpath),
+            ChildProcess.runToCompletion("kafka-storage-format",
                     List.of("-Xmx128m", "-Dlog4j2.configurationFile=" + log4j, "-cp", classpath,
                             "kafka.tools.StorageTool", "format", "-t", newClusterId(), "-c", config.toString()),
                     dir.resolve("kafka-format.log"), Duration.ofSeconds(60));
         }
-        ChildProcess child = ChildProcess.start("kafka", ClassDataSharing.of("kafka", classpath),
+        ChildProcess child = ChildProcess.start("kafka",
                 List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
                         "-Dlog4j2.configurationFile=" + log4j, "-Dkafka.logs.dir=" + dir,
                         "-cp", classpath, "kafka.Kafka", config.toString()),
@@ -86,17 +86,9 @@ public final class KafkaBroker implements AutoCloseable {
         child.close();
     }
 
-    /** Kills the broker at once (SIGKILL), as when its node dies. */
+    /** Kills the broker at once (SIGKILL), for a test's end: its files go next, and a controlled stop takes seconds. */
     public void kill() {
         child.kill();
-    }
-
-    /**
-     * Ends it for a test's end, when its files go next: at once (a controlled stop takes seconds), unless it records
-     * its class-data archive (once).
-     */
-    public void end() {
-        child.end();
     }
 
     private static Path writeServerProperties(Path dir, Path logDirs, String host, int port, int controllerPort)

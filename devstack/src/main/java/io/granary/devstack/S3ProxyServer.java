@@ -72,10 +72,9 @@ public final class S3ProxyServer implements AutoCloseable {
                   <root level="WARN"><appender-ref ref="out"/></root>
                 </configuration>
                 """, StandardCharsets.UTF_8);
-        String jar = ChildClasspath.s3proxyJar().toString();
-        ChildProcess child = ChildProcess.start("s3proxy", ClassDataSharing.of("s3proxy", jar),
+        ChildProcess child = ChildProcess.start("s3proxy",
                 List.of("-Xms32m", "-Xmx256m", "-XX:+UseSerialGC", "-Dlogback.configurationFile=" + logback,
-                        "-jar", jar, "--properties", properties.toString()),
+                        "-jar", ChildClasspath.s3proxyJar().toString(), "--properties", properties.toString()),
                 dir.resolve("s3proxy.log"));
         child.awaitReady(() -> answers(endpoint), START_TIMEOUT);
         return new S3ProxyServer(child, buckets, endpoint, accessKey, secretKey);
@@ -116,16 +115,9 @@ public final class S3ProxyServer implements AutoCloseable {
         child.close();
     }
 
-    /** Kills the server at once (SIGKILL), as when its node dies. */
+    /** Kills the server at once (SIGKILL), for a test's end: its files go next. */
     public void kill() {
         child.kill();
-    }
-
-    /**
-     * Ends it for a test's end, when its files go next: at once, unless it records its class-data archive (once).
-     */
-    public void end() {
-        child.end();
     }
 
     private static boolean answers(URI endpoint) {

@@ -43,8 +43,7 @@ public final class ServiceProcess implements AutoCloseable {
         command.add("-jar");
         command.add(jar.toString());
         Files.createDirectories(workDir);
-        ChildProcess child = ChildProcess.start(module, ClassDataSharing.beside(jar), command,
-                workDir.resolve(module + ".log"));
+        ChildProcess child = ChildProcess.start(module, command, workDir.resolve(module + ".log"));
         URI url = URI.create("http://127.0.0.1:" + port);
         child.awaitReady(() -> ready(url), START_TIMEOUT);
         return new ServiceProcess(child, url);
@@ -62,13 +61,6 @@ public final class ServiceProcess implements AutoCloseable {
     /** Kills the service at once (SIGKILL), with no graceful shutdown: a crash, not a stop. */
     public void kill() {
         child.kill();
-    }
-
-    /**
-     * Ends it for a test's end, when its files go next: at once, unless it records its class-data archive (once).
-     */
-    public void end() {
-        child.end();
     }
 
     @Override

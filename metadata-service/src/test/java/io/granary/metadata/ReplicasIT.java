@@ -73,10 +73,10 @@ class ReplicasIT {
     @AfterAll
     static void stopOutsideWorld() {
         if (s3 != null) {
-            s3.end();  // the tests are over and their files go next: a graceful stop would only take seconds
+            s3.kill();  // the tests are over and their files go next: a graceful stop would only take seconds
         }
         if (kafka != null) {
-            kafka.end();
+            kafka.kill();
         }
         TempDirs.deleteQuietly(dir);
     }

@@ -32,7 +32,7 @@ public class KafkaResource implements QuarkusTestResourceLifecycleManager {
     @Override
     public void stop() {
         if (broker != null) {
-            broker.end();  // the tests are over and its files go next: a controlled stop would only take seconds
+            broker.kill();  // the tests are over and its files go next: a controlled stop would only take seconds
         }
         TempDirs.deleteQuietly(dir);
     }

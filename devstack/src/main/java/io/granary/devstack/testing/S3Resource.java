@@ -47,7 +47,7 @@ public class S3Resource implements QuarkusTestResourceLifecycleManager {
     @Override
     public void stop() {
         if (server != null) {
-            server.end();
+            server.kill();
         }
         TempDirs.deleteQuietly(dir);
     }

@@ -246,12 +246,11 @@ public class StackResource implements QuarkusTestResourceLifecycleManager {
 
     /**
      * Kills every process at once: the tests are over and their files go next, so a graceful stop (seconds each, the
-     * broker's longest) would buy nothing; but one recording its class-data archive stops gracefully, once, to write
-     * it for every later start. Tests of a graceful stop make their own.
+     * broker's longest) would buy nothing. Tests of a graceful stop make their own.
      */
     @Override
     public void stop() {
-        services.parallelStream().forEach(ServiceProcess::end);
+        services.forEach(ServiceProcess::kill);
         services.clear();
         s3.stop();
         kafka.stop();
