@@ -87,7 +87,6 @@ public class BlockClient implements AutoCloseable {
     private final HedgeDelay hedge;
     private final Suspects suspects;
     private final long recheck;
-    /** Owners whose liveness is being checked now, after a read gave up on them: one check each at a time. */
     /** Block bytes: a response may wait paused behind another for as long as its reader takes, so no idle limit. */
     private final HttpClient reads;
     /**
