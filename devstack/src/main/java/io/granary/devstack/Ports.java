@@ -8,34 +8,37 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 
-/** Loopback ports: finding a free one, and telling whether something listens on one. */
+/**
+ * Loopback ports: finding a free one, and telling whether something listens on one. A port found here is free when
+ * found, and nothing holds it until its server binds: the kernel may give it to the next caller meanwhile (a store
+ * started beside a broker got the broker's port, and then found it taken). So no port is handed out twice in a JVM.
+ */
 public final class Ports {
+
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
     private Ports() {
     }
 
     public static int free() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free loopback port", e);
-        }
+        return free(1)[0];
     }
 
-    /**
-     * {@code count} different free loopback ports. Each is held while the next is found: one after another, the
-     * kernel may hand out a port it just gave back, and a broker given the same port twice does not start.
-     */
+    /** {@code count} different free loopback ports, none handed out before in this JVM. */
     public static int[] free(int count) {
-        List<ServerSocket> held = new ArrayList<>();
+        List<ServerSocket> held = new ArrayList<>();  // each held while the next is found
         try {
             int[] ports = new int[count];
-            for (int i = 0; i < count; i++) {
+            for (int i = 0; i < count; ) {
                 ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
                 held.add(socket);
-                ports[i] = socket.getLocalPort();
+                if (HANDED_OUT.add(socket.getLocalPort())) {
+                    ports[i++] = socket.getLocalPort();
+                }
             }
             return ports;
         } catch (IOException e) {
@@ -57,11 +60,13 @@ public final class Ports {
      * that very port as its own local port, and then holds it.
      */
     public static int freeForPeers() {
-        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 100; attempt++) {
             int port = random.nextInt(20_000, 32_000);
-            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-                return port;
+            try (ServerSocket ignored = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                if (HANDED_OUT.add(port)) {
+                    return port;
+                }
             } catch (IOException taken) {
                 // try another
             }
