@@ -94,6 +94,11 @@ public class BlockClient implements AutoCloseable {
      * and a write-through block takes a while to send before the worker answers.
      */
     private final HttpClient calls;
+    /**
+     * Liveness checks, each on a new connection: a cut node then fails it by the connect timeout, where a connection
+     * kept from before would wait the whole {@link #LIVENESS_TIMEOUT} (on top of a reader's hedge delay).
+     */
+    private final HttpClient checks;
 
     @Inject
     BlockClient(Vertx vertx, ObjectMapper json, ClusterCredential cluster, ReadConfig read, Suspects suspects) {
@@ -114,6 +119,8 @@ public class BlockClient implements AutoCloseable {
         this.calls = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(16).setKeepAlive(true)
                 .setTcpNoDelay(true).setConnectTimeout(CONNECT_TIMEOUT_MILLIS)
                 .setIdleTimeout((int) PUT_IDLE_TIMEOUT.toSeconds()));
+        this.checks = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(16).setKeepAlive(false)
+                .setConnectTimeout(CONNECT_TIMEOUT_MILLIS));
         // A restarted worker is back in seconds, the metadata-service's view of it a heartbeat or two later.
         this.recheck = vertx.setPeriodic(RECHECK_EVERY.toMillis(), tick -> suspects.silent().forEach(this::recheck));
     }
@@ -135,10 +142,23 @@ public class BlockClient implements AutoCloseable {
         return hedge.delay();
     }
 
-    /** A whole block ({@code GET}), exactly {@code length} bytes; a miss fills it on the owner. */
+    /**
+     * A whole block ({@code GET}), exactly {@code length} bytes; a miss fills it on the owner. An owner that gives
+     * nothing for the hedge delay but answers its liveness check is busy, not gone (its fill waits on the store, or
+     * on its node's cores): it is asked again, and waited on for the owner timeout. In a cold fan-out every node asks
+     * one owner for the same block at once; reading the store instead fetched it once more per node.
+     */
     public Future<Buffer> block(Worker owner, String dataset, FileInfo file, int index, int length) {
+        return block(owner, dataset, file, index, length, hedge.millis()).recover(failure -> silent(failure)
+                ? live(owner).transform(answered -> answered.succeeded()
+                        ? block(owner, dataset, file, index, length, ownerTimeout.toMillis())
+                        : Future.failedFuture(failure))
+                : Future.failedFuture(failure));
+    }
+
+    private Future<Buffer> block(Worker owner, String dataset, FileInfo file, int index, int length, long idleMillis) {
         RequestOptions options = options(owner, HttpMethod.GET, BlockApi.blockUri(dataset, index, file.path(),
-                file.etag(), file.size())).setIdleTimeout(hedge.millis());
+                file.etag(), file.size())).setIdleTimeout(idleMillis);
         return firstByteTimed(options, response -> response.body().compose(body -> {
             if (response.statusCode() != 200) {
                 return Future.failedFuture(new WorkerCallFailed(owner, response.statusCode(), body));
@@ -351,14 +371,14 @@ public class BlockClient implements AutoCloseable {
         vertx.cancelTimer(recheck);
         reads.close();
         calls.close();
+        checks.close();
     }
 
     private void suspectOnFault(Worker owner, Throwable failure) {
         if (!workersFault(failure)) {
             return;
         }
-        if (failure instanceof TimeoutException || failure instanceof HttpClosedException
-                || failure instanceof ConnectTimeoutException) {
+        if (silent(failure)) {
             probe(owner, failure);
         } else {
             suspects.suspect(owner, failure);
@@ -387,8 +407,14 @@ public class BlockClient implements AutoCloseable {
         }
     }
 
+    /** Whether a read failed because its owner gave nothing for as long as it was waited on, or closed on it. */
+    private static boolean silent(Throwable failure) {
+        return failure instanceof TimeoutException || failure instanceof HttpClosedException
+                || failure instanceof ConnectTimeoutException;
+    }
+
     private Future<Integer> live(Worker worker) {
-        return calls.request(options(worker, HttpMethod.GET, LIVENESS).setTimeout(LIVENESS_TIMEOUT.toMillis()))
+        return checks.request(options(worker, HttpMethod.GET, LIVENESS).setTimeout(LIVENESS_TIMEOUT.toMillis()))
                 .compose(request -> request.send().compose(response -> response.statusCode() == 200
                         ? response.body().map(body -> response.statusCode())
                         : Future.failedFuture(new WorkerCallFailed(worker, response.statusCode(), null))));

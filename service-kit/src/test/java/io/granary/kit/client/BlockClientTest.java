@@ -38,6 +38,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.granary.kit.client.Loopback.address;
 import static io.granary.kit.client.Loopback.await;
@@ -244,6 +245,42 @@ class BlockClientTest {
         while (suspected(restarting)) {
             assertThat(System.nanoTime()).as("trusted again long before its suspicion ran out").isLessThan(deadline);
             Thread.sleep(50);
+        }
+    }
+
+    /**
+     * A cold fan-out: every node asks one owner for a block it is still filling. One that answers its liveness check
+     * is asked again and waited on (reading the store instead fetched the block once more per node); one cut off, or
+     * one that answers nothing at all, is given up.
+     */
+    @Test
+    void anOwnerSilentForTheHedgeDelayButAliveIsAskedAgainAndOneGoneIsGivenUp() throws Exception {
+        BlockClient patient = new BlockClient(vertx, JSON, "Bearer test", Duration.ofSeconds(30),
+                new HedgeDelay(Duration.ofMillis(TIMEOUT_MILLIS), Duration.ofMillis(TIMEOUT_MILLIS)), suspects);
+        byte[] block = new byte[100_000];
+        block[99_999] = 7;
+        AtomicInteger asked = new AtomicInteger();
+        Worker busy = worker(request -> {
+            if (request.path().equals("/q/health/live")) {
+                request.response().end("{\"status\":\"UP\"}");
+            } else {
+                asked.incrementAndGet();  // its fill takes three hedge delays, whoever asks
+                vertx.setTimer(3 * TIMEOUT_MILLIS, timer -> request.response().end(Buffer.buffer(block)));
+            }
+        });
+        try (LostSyns cut = new LostSyns()) {
+            assertThat(await(patient.block(busy, "imagenet", FILE, 0, block.length)).getBytes()).isEqualTo(block);
+            assertThat(asked).as("asked again, not read elsewhere").hasValue(2);
+            stopServer();
+
+            Worker cutOff = Loopback.worker("w5", cut.address());
+            assertThat(failure(patient.block(cutOff, "imagenet", FILE, 0, block.length)))
+                    .isInstanceOf(ConnectTimeoutException.class);
+            Worker hung = worker(request -> { });  // its kernel takes connections, nothing answers them
+            assertThat(failure(patient.block(hung, "imagenet", FILE, 0, block.length)))
+                    .isInstanceOf(TimeoutException.class);
+        } finally {
+            patient.close();
         }
     }
 
