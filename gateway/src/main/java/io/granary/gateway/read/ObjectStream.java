@@ -190,7 +190,15 @@ final class ObjectStream {
             fetch = start(slice, owners.get(attempt));
         }
         readAhead();
-        BlockFetch current = fetch;
+        pipe(slice, owners, attempt, fetch, false);
+    }
+
+    /**
+     * Streams a fetch of the block into the response. One that gave nothing before failing goes to the next owner or
+     * the under-store, unless its owner was {@link BlockClient#busy busy} on it: then the
+     * owner is asked again, once, and waited on; a failure in mid-block reads the rest from the under-store.
+     */
+    private void pipe(BlockSlice slice, List<Worker> owners, int attempt, BlockFetch current, boolean askedAgain) {
         streaming = current;
         current.pipeTo(request.response()).onComplete(piped -> {
             streaming = null;
@@ -206,13 +214,33 @@ final class ObjectStream {
             boolean ownerAtFault = BlockClient.workersFault(cause);
             LOG.debugf("block %d of %s from %s failed after %d bytes: %s", slice.index(), file.path(),
                     current.owner().id(), current.written(), cause.getMessage());
-            if (current.written() == 0 && ownerAtFault && attempt + 1 < owners.size()) {
-                fromOwners(slice, owners, attempt + 1);
-            } else {
+            if (current.written() > 0 || !ownerAtFault) {
                 fromUnderStore(slice, current.written(),
                         ownerAtFault ? GatewayMetrics.OWNER_FAILED : GatewayMetrics.OWNER_REFUSED);
+            } else if (askedAgain) {
+                nextOwner(slice, owners, attempt);
+            } else {
+                reads.blocks.busy(current.owner(), cause).onComplete(busy -> {
+                    if (done.future().isComplete()) {
+                        return;
+                    }
+                    if (busy.succeeded() && busy.result()) {
+                        pipe(slice, owners, attempt,
+                                reads.blocks.fetchAgain(current.owner(), dataset.name(), file, slice), true);
+                    } else {
+                        nextOwner(slice, owners, attempt);
+                    }
+                });
             }
         });
+    }
+
+    private void nextOwner(BlockSlice slice, List<Worker> owners, int attempt) {
+        if (attempt + 1 < owners.size()) {
+            fromOwners(slice, owners, attempt + 1);
+        } else {
+            fromUnderStore(slice, 0, GatewayMetrics.OWNER_FAILED);
+        }
     }
 
     private void fromUnderStore(BlockSlice slice, long skip, String reason) {

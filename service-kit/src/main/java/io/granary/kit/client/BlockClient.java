@@ -130,11 +130,27 @@ public class BlockClient implements AutoCloseable {
      * fetch is piped into a response. A miss fills it on the owner.
      */
     public BlockFetch fetch(Worker owner, String dataset, FileInfo file, BlockSlice slice) {
-        RequestOptions options = options(owner, HttpMethod.GET,
-                BlockApi.blockUri(dataset, slice.index(), file.path(), file.etag(), file.size()))
-                .putHeader("Range", "bytes=" + slice.offsetInBlock() + '-'
-                        + (slice.offsetInBlock() + slice.length() - 1));
-        return BlockFetch.start(vertx, reads, options, owner, slice, hedge, this::suspectOnFault);
+        return BlockFetch.start(vertx, reads, rangeOptions(owner, dataset, file, slice), owner, slice, hedge,
+                hedge.millis(), this::suspectOnFault);
+    }
+
+    /**
+     * The range asked again of an owner {@link #busy} on it, waited on for the owner timeout: its fill goes on, and
+     * this joins it.
+     */
+    public BlockFetch fetchAgain(Worker owner, String dataset, FileInfo file, BlockSlice slice) {
+        return BlockFetch.start(vertx, reads, rangeOptions(owner, dataset, file, slice), owner, slice, hedge,
+                ownerTimeout.toMillis(), this::suspectOnFault);
+    }
+
+    /**
+     * Whether a read failed on a busy owner, not a gone one: it gave nothing for as long as it was waited on (or
+     * closed on it), and answers its liveness check (on a new connection, so a cut node fails it by the connect
+     * timeout). Its fill waits on the store or on its node's cores, and goes on: ask it again. In a cold fan-out every
+     * node asks one owner for the same block at once; reading the store instead fetched it once more per node.
+     */
+    public Future<Boolean> busy(Worker owner, Throwable failure) {
+        return silent(failure) ? live(owner).map(true).otherwise(false) : Future.succeededFuture(false);
     }
 
     /** How long a read waits on an owner that gives nothing, learned from the owners' recent answers. */
@@ -143,17 +159,13 @@ public class BlockClient implements AutoCloseable {
     }
 
     /**
-     * A whole block ({@code GET}), exactly {@code length} bytes; a miss fills it on the owner. An owner that gives
-     * nothing for the hedge delay but answers its liveness check is busy, not gone (its fill waits on the store, or
-     * on its node's cores): it is asked again, and waited on for the owner timeout. In a cold fan-out every node asks
-     * one owner for the same block at once; reading the store instead fetched it once more per node.
+     * A whole block ({@code GET}), exactly {@code length} bytes; a miss fills it on the owner. An owner {@link #busy}
+     * on it is asked again, and waited on for the owner timeout.
      */
     public Future<Buffer> block(Worker owner, String dataset, FileInfo file, int index, int length) {
-        return block(owner, dataset, file, index, length, hedge.millis()).recover(failure -> silent(failure)
-                ? live(owner).transform(answered -> answered.succeeded()
-                        ? block(owner, dataset, file, index, length, ownerTimeout.toMillis())
-                        : Future.failedFuture(failure))
-                : Future.failedFuture(failure));
+        return block(owner, dataset, file, index, length, hedge.millis()).recover(failure -> busy(owner, failure)
+                .compose(busy -> busy ? block(owner, dataset, file, index, length, ownerTimeout.toMillis())
+                        : Future.failedFuture(failure)));
     }
 
     private Future<Buffer> block(Worker owner, String dataset, FileInfo file, int index, int length, long idleMillis) {
@@ -177,11 +189,7 @@ public class BlockClient implements AutoCloseable {
      * store's bytes for it do.
      */
     public Future<Buffer> range(Worker owner, String dataset, FileInfo file, BlockSlice slice) {
-        RequestOptions options = options(owner, HttpMethod.GET,
-                BlockApi.blockUri(dataset, slice.index(), file.path(), file.etag(), file.size()))
-                .putHeader("Range", "bytes=" + slice.offsetInBlock() + '-'
-                        + (slice.offsetInBlock() + slice.length() - 1))
-                .setIdleTimeout(hedge.millis());
+        RequestOptions options = rangeOptions(owner, dataset, file, slice).setIdleTimeout(hedge.millis());
         return firstByteTimed(options, response -> response.body().compose(body -> {
             if (response.statusCode() != 206) {
                 return Future.failedFuture(new WorkerCallFailed(owner, response.statusCode(), body));
@@ -461,6 +469,13 @@ public class BlockClient implements AutoCloseable {
                 return answer.apply(response);
             });
         });
+    }
+
+    private RequestOptions rangeOptions(Worker owner, String dataset, FileInfo file, BlockSlice slice) {
+        return options(owner, HttpMethod.GET,
+                BlockApi.blockUri(dataset, slice.index(), file.path(), file.etag(), file.size()))
+                .putHeader("Range", "bytes=" + slice.offsetInBlock() + '-'
+                        + (slice.offsetInBlock() + slice.length() - 1));
     }
 
     private RequestOptions options(Worker worker, HttpMethod method, String uri) {

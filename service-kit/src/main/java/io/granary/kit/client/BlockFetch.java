@@ -18,9 +18,9 @@ import java.util.function.BiConsumer;
 /**
  * One block range asked of its owner. It is sent as soon as it is made (read-ahead makes them early) and its
  * response waits, paused, until {@link #pipeTo} streams it into the client's response. A watchdog fails it when
- * the owner gives nothing for the {@link HedgeDelay} while we wait on it: for its head, or for the next bytes of its
- * body (never while we hold it paused ourselves); how long its head took teaches the delay. Made by
- * {@link BlockClient#fetch}.
+ * the owner gives nothing for the {@link HedgeDelay} (or, asked again of a busy owner, the owner timeout) while we wait
+ * on it: for its head, or for the next bytes of its body (never while we hold it paused ourselves); how long its head
+ * took teaches the delay. Made by {@link BlockClient#fetch} and {@link BlockClient#fetchAgain}.
  */
 public final class BlockFetch {
 
@@ -47,9 +47,10 @@ public final class BlockFetch {
         this.failed = failed;
     }
 
+    /** {@code timeoutMillis}: how long the owner may give nothing (the hedge delay, or longer for a busy one). */
     static BlockFetch start(Vertx vertx, HttpClient client, RequestOptions options, Worker owner, BlockSlice slice,
-                            HedgeDelay hedge, BiConsumer<Worker, Throwable> failed) {
-        BlockFetch fetch = new BlockFetch(vertx, owner, slice, hedge.millis(), failed);
+                            HedgeDelay hedge, long timeoutMillis, BiConsumer<Worker, Throwable> failed) {
+        BlockFetch fetch = new BlockFetch(vertx, owner, slice, timeoutMillis, failed);
         fetch.arm();
         client.request(options).compose(request -> {
             fetch.request = request;

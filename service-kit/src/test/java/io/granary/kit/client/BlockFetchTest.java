@@ -30,6 +30,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import static io.granary.kit.client.Loopback.address;
 import static io.granary.kit.client.Loopback.await;
@@ -113,9 +114,14 @@ class BlockFetchTest {
 
     /** A GET of the gateway, whose response is the fetch piped into it; the body the client got. */
     private byte[] read(Worker from, CompletableFuture<Outcome> outcome) throws IOException, InterruptedException {
+        return read(() -> blocks.fetch(from, "imagenet", FILE, SLICE), outcome);
+    }
+
+    private byte[] read(Supplier<BlockFetch> fetches, CompletableFuture<Outcome> outcome)
+            throws IOException, InterruptedException {
         gateway = Loopback.server(vertx, request -> {
             request.response().setChunked(true);
-            BlockFetch fetch = blocks.fetch(from, "imagenet", FILE, SLICE);
+            BlockFetch fetch = fetches.get();
             fetch.pipeTo(request.response()).onComplete(piped -> {
                 outcome.complete(new Outcome(piped.cause(), fetch.written()));
                 request.response().end();
@@ -201,6 +207,42 @@ class BlockFetchTest {
         assertThat(ended.written()).isZero();
         Loopback.untilChecked(blocks, worker);
         assertThat(suspects.trusted(List.of(worker))).as("suspected: no answer to its liveness check").isEmpty();
+    }
+
+    /**
+     * A busy owner (its fill waits on the store) gives nothing for the hedge delay but answers its liveness check:
+     * asked again, it is waited on and its bytes stream. A cut owner, or a refusal, is no busy owner.
+     */
+    @Test
+    void anOwnerBusyPastTheHedgeDelayIsWaitedOnWhenAskedAgain() throws Exception {
+        BlockClient patient = new BlockClient(vertx, new ObjectMapper(), "Bearer test", Duration.ofSeconds(30),
+                new HedgeDelay(Duration.ofMillis(TIMEOUT_MILLIS), Duration.ofMillis(TIMEOUT_MILLIS)), suspects);
+        Worker busy = owner(request -> {
+            if (request.path().equals("/q/health/live")) {
+                request.response().end("{\"status\":\"UP\"}");
+            } else {
+                vertx.setTimer(3 * TIMEOUT_MILLIS, timer -> serveRange(request));
+            }
+        });
+        try (LostSyns cut = new LostSyns()) {
+            CompletableFuture<Outcome> first = new CompletableFuture<>();
+            assertThat(read(() -> patient.fetch(busy, "imagenet", FILE, SLICE), first)).isEmpty();
+            Throwable silence = await(first).failure();
+            assertThat(silence).isInstanceOf(TimeoutException.class);
+            assertThat(await(patient.busy(busy, silence))).isTrue();
+            await(gateway.close());
+
+            CompletableFuture<Outcome> again = new CompletableFuture<>();
+            byte[] body = read(() -> patient.fetchAgain(busy, "imagenet", FILE, SLICE), again);
+            assertThat(await(again)).isEqualTo(new Outcome(null, 500));
+            assertThat(body).isEqualTo(Arrays.copyOfRange(BLOCK, 100, 600));
+
+            assertThat(await(patient.busy(busy, new WorkerCallFailed(busy, 503, null)))).as("a refusal").isFalse();
+            Worker cutOff = Loopback.worker("w5", cut.address());
+            assertThat(await(patient.busy(cutOff, silence))).as("no liveness check gets through").isFalse();
+        } finally {
+            patient.close();
+        }
     }
 
     @Test
