@@ -16,6 +16,8 @@ import io.granary.contracts.worker.Medium;
 import io.granary.contracts.worker.Worker;
 import io.granary.kit.config.ReadConfig;
 import io.granary.kit.security.ClusterCredential;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ConnectTimeoutException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -77,6 +79,8 @@ public class BlockClient implements AutoCloseable {
     /** A write-through block the worker takes nothing of for this long is given up: it fills on first read instead. */
     static final Duration PUT_IDLE_TIMEOUT = Duration.ofSeconds(30);
     private static final String LIVENESS = "/q/health/live";
+    /** Owners a read found silent, by {@link #busy}'s verdict: "busy" ones were asked again, "gone" ones read around. */
+    static final String SILENT_OWNERS = "granary.read.silent.owners";
     private static final TypeReference<Map<String, Long>> HELD = new TypeReference<>() {
     };
 
@@ -99,16 +103,21 @@ public class BlockClient implements AutoCloseable {
      * kept from before would wait the whole {@link #LIVENESS_TIMEOUT} (on top of a reader's hedge delay).
      */
     private final HttpClient checks;
+    private final Counter busyOwners;
+    private final Counter goneOwners;
 
     @Inject
-    BlockClient(Vertx vertx, ObjectMapper json, ClusterCredential cluster, ReadConfig read, Suspects suspects) {
+    BlockClient(Vertx vertx, ObjectMapper json, ClusterCredential cluster, ReadConfig read, Suspects suspects,
+                MeterRegistry metrics) {
         this(vertx, json, cluster.authorization(), read.ownerTimeout(),
-                new HedgeDelay(read.hedgeMin(), read.hedgeMax()), suspects);
+                new HedgeDelay(read.hedgeMin(), read.hedgeMax()), suspects, metrics);
     }
 
     public BlockClient(Vertx vertx, ObjectMapper json, String authorization, Duration ownerTimeout, HedgeDelay hedge,
-                       Suspects suspects) {
+                       Suspects suspects, MeterRegistry metrics) {
         this.vertx = vertx;
+        this.busyOwners = metrics.counter(SILENT_OWNERS, "verdict", "busy");
+        this.goneOwners = metrics.counter(SILENT_OWNERS, "verdict", "gone");
         this.json = json;
         this.authorization = authorization;
         this.ownerTimeout = ownerTimeout;
@@ -150,7 +159,11 @@ public class BlockClient implements AutoCloseable {
      * node asks one owner for the same block at once; reading the store instead fetched it once more per node.
      */
     public Future<Boolean> busy(Worker owner, Throwable failure) {
-        return silent(failure) ? live(owner).map(true).otherwise(false) : Future.succeededFuture(false);
+        if (!silent(failure)) {
+            return Future.succeededFuture(false);
+        }
+        return live(owner).map(true).otherwise(false)
+                .onSuccess(busy -> (busy ? busyOwners : goneOwners).increment());
     }
 
     /** How long a read waits on an owner that gives nothing, learned from the owners' recent answers. */

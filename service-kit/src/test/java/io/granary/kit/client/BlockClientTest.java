@@ -9,6 +9,7 @@ import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.DrainStatus;
 import io.granary.contracts.worker.Worker;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.ConnectTimeoutException;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -76,7 +77,8 @@ class BlockClientTest {
     void client() {
         suspects = new Suspects(Duration.ofMinutes(1), Clock.systemUTC());
         blocks = new BlockClient(vertx, JSON, "Bearer test", Duration.ofMillis(TIMEOUT_MILLIS),
-                new HedgeDelay(Duration.ofMillis(TIMEOUT_MILLIS), Duration.ofMillis(TIMEOUT_MILLIS)), suspects);
+                new HedgeDelay(Duration.ofMillis(TIMEOUT_MILLIS), Duration.ofMillis(TIMEOUT_MILLIS)), suspects,
+                new SimpleMeterRegistry());
     }
 
     @AfterEach
@@ -255,8 +257,10 @@ class BlockClientTest {
      */
     @Test
     void anOwnerSilentForTheHedgeDelayButAliveIsAskedAgainAndOneGoneIsGivenUp() throws Exception {
+        SimpleMeterRegistry metrics = new SimpleMeterRegistry();
         BlockClient patient = new BlockClient(vertx, JSON, "Bearer test", Duration.ofSeconds(30),
-                new HedgeDelay(Duration.ofMillis(TIMEOUT_MILLIS), Duration.ofMillis(TIMEOUT_MILLIS)), suspects);
+                new HedgeDelay(Duration.ofMillis(TIMEOUT_MILLIS), Duration.ofMillis(TIMEOUT_MILLIS)), suspects,
+                metrics);
         byte[] block = new byte[100_000];
         block[99_999] = 7;
         AtomicInteger asked = new AtomicInteger();
@@ -279,6 +283,8 @@ class BlockClientTest {
             Worker hung = worker(request -> { });  // its kernel takes connections, nothing answers them
             assertThat(failure(patient.block(hung, "imagenet", FILE, 0, block.length)))
                     .isInstanceOf(TimeoutException.class);
+            assertThat(metrics.counter(BlockClient.SILENT_OWNERS, "verdict", "busy").count()).isEqualTo(1);
+            assertThat(metrics.counter(BlockClient.SILENT_OWNERS, "verdict", "gone").count()).isEqualTo(2);
         } finally {
             patient.close();
         }

@@ -5,6 +5,7 @@ import io.granary.contracts.block.BlockSlice;
 import io.granary.contracts.block.ByteRange;
 import io.granary.contracts.dataset.FileInfo;
 import io.granary.contracts.worker.Worker;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -79,7 +80,8 @@ class BlockFetchTest {
     void client() {
         suspects = new Suspects(Duration.ofMinutes(1), Clock.systemUTC());
         blocks = new BlockClient(vertx, new ObjectMapper(), "Bearer test", Duration.ofMillis(TIMEOUT_MILLIS),
-                new HedgeDelay(Duration.ofMillis(TIMEOUT_MILLIS), Duration.ofMillis(TIMEOUT_MILLIS)), suspects);
+                new HedgeDelay(Duration.ofMillis(TIMEOUT_MILLIS), Duration.ofMillis(TIMEOUT_MILLIS)), suspects,
+                new SimpleMeterRegistry());
     }
 
     @AfterEach
@@ -216,7 +218,8 @@ class BlockFetchTest {
     @Test
     void anOwnerBusyPastTheHedgeDelayIsWaitedOnWhenAskedAgain() throws Exception {
         BlockClient patient = new BlockClient(vertx, new ObjectMapper(), "Bearer test", Duration.ofSeconds(30),
-                new HedgeDelay(Duration.ofMillis(TIMEOUT_MILLIS), Duration.ofMillis(TIMEOUT_MILLIS)), suspects);
+                new HedgeDelay(Duration.ofMillis(TIMEOUT_MILLIS), Duration.ofMillis(TIMEOUT_MILLIS)), suspects,
+                new SimpleMeterRegistry());
         Worker busy = owner(request -> {
             if (request.path().equals("/q/health/live")) {
                 request.response().end("{\"status\":\"UP\"}");

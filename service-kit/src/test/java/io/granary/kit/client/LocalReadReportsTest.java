@@ -3,6 +3,7 @@ package io.granary.kit.client;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.granary.contracts.block.LocalReads;
 import io.granary.contracts.worker.Worker;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import org.junit.jupiter.api.AfterAll;
@@ -61,7 +62,7 @@ class LocalReadReportsTest {
     void create() {
         blocks = new BlockClient(vertx, JSON, "Bearer test", Duration.ofSeconds(10),
                 new HedgeDelay(Duration.ofSeconds(2), Duration.ofSeconds(2)),
-                new Suspects(Duration.ofSeconds(10), Clock.systemUTC()));
+                new Suspects(Duration.ofSeconds(10), Clock.systemUTC()), new SimpleMeterRegistry());
         reports = new LocalReadReports(blocks);
     }
 
