@@ -13,7 +13,7 @@ class PortsTest {
 
     /**
      * Servers started side by side (a stack's broker and store) each ask for ports before either binds: the kernel
-     * picks each from a random place in its range, so among 1,200 some come twice unless the JVM keeps count.
+     * picks each from a random place in its range, so among these 650 some come twice unless the JVM keeps count.
      */
     @Test
     void neverHandsOutThePortTwiceEvenToCallersAtTheSameTime() {
