@@ -43,6 +43,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -72,6 +73,8 @@ public class BlockClient implements AutoCloseable {
     /** How long a worker's liveness check (`/q/health/live`) is waited for before the worker is suspected. */
     static final Duration LIVENESS_TIMEOUT = Duration.ofSeconds(2);
     private static final Duration RECHECK_EVERY = Duration.ofSeconds(1);
+    /** How long a liveness check's answer stands for every read that asks; shorter than {@link #RECHECK_EVERY}. */
+    private static final Duration CHECK_FRESH = Duration.ofMillis(500);
     /** Small calls: which blocks are held, a report of reads, a drain started or given up. */
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(3);
     /** A batch nobody waits on (a preload's, a hand-over's) is answered once filled: large blocks from a slow store. */
@@ -103,6 +106,11 @@ public class BlockClient implements AutoCloseable {
      * kept from before would wait the whole {@link #LIVENESS_TIMEOUT} (on top of a reader's hedge delay).
      */
     private final HttpClient checks;
+    /**
+     * The liveness check per worker id, running or just answered: a silent owner's probe, the reader's {@link #busy}
+     * and the recheck of a suspect ask it once between them.
+     */
+    private final Map<String, Future<Boolean>> checking = new ConcurrentHashMap<>();
     private final Counter busyOwners;
     private final Counter goneOwners;
 
@@ -162,8 +170,7 @@ public class BlockClient implements AutoCloseable {
         if (!silent(failure)) {
             return Future.succeededFuture(false);
         }
-        return live(owner).map(true).otherwise(false)
-                .onSuccess(busy -> (busy ? busyOwners : goneOwners).increment());
+        return alive(owner).onSuccess(busy -> (busy ? busyOwners : goneOwners).increment());
     }
 
     /** How long a read waits on an owner that gives nothing, learned from the owners' recent answers. */
@@ -417,14 +424,14 @@ public class BlockClient implements AutoCloseable {
      */
     private void probe(Worker owner, Throwable why) {
         if (suspects.doubt(owner)) {
-            live(owner).onComplete(answer -> suspects.checked(owner, answer.succeeded(), why));
+            alive(owner).onSuccess(alive -> suspects.checked(owner, alive, why));
         }
     }
 
     /** A worker suspected for its silence, asked whether it is alive again: trusted again when it answers. */
     private void recheck(Worker suspect) {
         if (suspects.doubt(suspect)) {
-            live(suspect).onComplete(answer -> suspects.checked(suspect, answer.succeeded(), null));
+            alive(suspect).onSuccess(alive -> suspects.checked(suspect, alive, null));
         }
     }
 
@@ -432,6 +439,18 @@ public class BlockClient implements AutoCloseable {
     private static boolean silent(Throwable failure) {
         return failure instanceof TimeoutException || failure instanceof HttpClosedException
                 || failure instanceof ConnectTimeoutException;
+    }
+
+    /**
+     * Whether the worker answers its liveness check: the one running now or answered within {@link #CHECK_FRESH}, or
+     * a new one. A failed read's listeners may run as separate tasks, and a check on loopback can answer between them.
+     */
+    private Future<Boolean> alive(Worker worker) {
+        return checking.computeIfAbsent(worker.id(), id -> {
+            Future<Boolean> started = live(worker).map(true).otherwise(false);
+            started.onComplete(done -> vertx.setTimer(CHECK_FRESH.toMillis(), timer -> checking.remove(id, started)));
+            return started;
+        });
     }
 
     private Future<Integer> live(Worker worker) {

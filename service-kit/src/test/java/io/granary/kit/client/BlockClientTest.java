@@ -264,8 +264,10 @@ class BlockClientTest {
         byte[] block = new byte[100_000];
         block[99_999] = 7;
         AtomicInteger asked = new AtomicInteger();
+        AtomicInteger checked = new AtomicInteger();
         Worker busy = worker(request -> {
             if (request.path().equals("/q/health/live")) {
+                checked.incrementAndGet();
                 request.response().end("{\"status\":\"UP\"}");
             } else {
                 asked.incrementAndGet();  // its fill takes three hedge delays, whoever asks
@@ -275,6 +277,7 @@ class BlockClientTest {
         try (LostSyns cut = new LostSyns()) {
             assertThat(await(patient.block(busy, "imagenet", FILE, 0, block.length)).getBytes()).isEqualTo(block);
             assertThat(asked).as("asked again, not read elsewhere").hasValue(2);
+            assertThat(checked).as("its probe and the read's verdict share one liveness check").hasValue(1);
             stopServer();
 
             Worker cutOff = Loopback.worker("w5", cut.address());
