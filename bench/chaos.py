@@ -262,15 +262,16 @@ def fuse_reader(cfg, manifest, rec, seed):
         rec.op("fuse", wrong == 0, len(body), wrong, started=started, key=key, **extra)
 
 
-def checkpoint_writer(cfg, rec, seed):
+def checkpoint_writer(cfg, rec):
     """Checkpoints through the gateways, multipart (boto3's transfer manager: 8 MiB parts), one after another."""
     client = s3_client(cfg["endpoint"], cfg["access"], cfg["secret"])
     transfer = TransferConfig(multipart_threshold=8 * MIB, multipart_chunksize=8 * MIB, max_concurrency=2)
-    rng = random.Random(seed)
     step = 0
     while not stopping(cfg):
         step += 1
-        body = rng.randbytes(cfg["checkpoint_bytes"])
+        # Not random.randbytes: it holds the GIL throughout, 4-6 s for 24 MiB on a loaded machine, and every reader
+        # thread of this process stalled with it: the slowest reads of each fault's window were that stall.
+        body = os.urandom(cfg["checkpoint_bytes"])
         path = os.path.join(cfg["work"], "checkpoint.bin")
         with open(path, "wb") as f:
             f.write(body)
@@ -319,7 +320,7 @@ def run(cfg):
         threading.Thread(target=s3_reader, args=(cfg, manifest, rec, "warm", "warm", 1)),
         threading.Thread(target=s3_reader, args=(cfg, manifest, rec, "warm", "warm", 2)),
         threading.Thread(target=s3_reader, args=(cfg, manifest, rec, "cold", "cold", 3)),
-        threading.Thread(target=checkpoint_writer, args=(cfg, rec, 4)),
+        threading.Thread(target=checkpoint_writer, args=(cfg, rec)),
         threading.Thread(target=dataloader, args=(cfg, rec)),
         threading.Thread(target=sampler, args=(cfg, os.path.join(cfg["work"], "samples.jsonl"))),
     ]
@@ -433,8 +434,12 @@ def report(cfg):
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(count_by_kind(failed).items()))
         reads = [op for op in inside if op["kind"] in ("warm", "cold", "fuse")]
         slow = max(reads, key=lambda op: op.get("seconds", 0), default={"seconds": 0, "kind": ""})
+        # A read counts where it ended; one that began before the fault says so, as its time is not all the fault's.
+        early = start - (slow.get("t", start) - slow["seconds"])
+        began = f" (began {early:.0f} s before)" if early >= 1 else ""
         print(f"| {name} | {len(inside)} | {len(failed)}{' (' + kinds + ')' if kinds else ''} | {wrong} | "
-              f"{len(loads)} | {len(lost_here)} | {slow['seconds']:.1f} s {slow['kind']} | {back[0]} | {back[1]} |")
+              f"{len(loads)} | {len(lost_here)} | {slow['seconds']:.1f} s {slow['kind']}{began} | {back[0]} | "
+              f"{back[1]} |")
         totals["failed"] += len(failed)
         totals["wrong"] += wrong
         totals["dataloads"] += len(loads)
@@ -445,7 +450,8 @@ def report(cfg):
                   f" wrong={op['wrong']} {op.get('error', '')}", file=sys.stderr)
     for op in ops:
         if op["kind"] in ("warm", "cold", "fuse") and op.get("seconds", 0) > 3:
-            print(f"  {time.strftime('%H:%M:%S', time.gmtime(op['t']))} {op['kind']} {op.get('key', '')} took "
+            print(f"  {time.strftime('%H:%M:%S', time.gmtime(op['t'] - op['seconds']))}-"
+                  f"{time.strftime('%H:%M:%S', time.gmtime(op['t']))} {op['kind']} {op.get('key', '')} took "
                   f"{op['seconds']:.1f} s{', boto3 asked ' + str(op['retries']) + ' more times' if op.get('retries') else ''}",
                   file=sys.stderr)
     rode_out = [op for op in ops if op.get("broken")]
