@@ -15,6 +15,8 @@ import io.granary.kit.client.LiveWorkers;
 import io.granary.ufs.Credentials;
 import io.granary.ufs.S3Location;
 import io.granary.ufs.S3UnderStore;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -37,6 +39,8 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -44,8 +48,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * A cold read through the gateway, whose worker on this node fills the block: the client's first bytes leave while
  * the store is still sending the block, and a store that breaks off mid-block costs the client nothing (the rest
- * is read around the fill) and leaves nothing torn in the cache. The store is S3Proxy behind a proxy that holds or
- * cuts its answer; the shard read is one the worker on this node owns (the other worker stands for another node).
+ * is read around the fill) and leaves nothing torn in the cache; an owner on another node whose fill waits on the
+ * store is waited on, not read around. The store is S3Proxy behind a proxy that holds or cuts its answer; the shard
+ * read is one the worker on this node owns, or the other worker (it stands for another node).
  */
 @QuarkusTest
 @WithTestResource(value = StackResource.class, scope = TestResourceScope.MATCHING_RESOURCES, initArgs = {
@@ -75,6 +80,9 @@ class ColdStreamTest {
 
     @Inject
     ShortCircuit shortCircuit;
+
+    @Inject
+    MeterRegistry metrics;
 
     @Test
     void aColdReadsFirstBytesLeaveWhileTheStoreIsStillSendingTheBlock() throws Exception {
@@ -116,6 +124,37 @@ class ColdStreamTest {
         }
     }
 
+    @Test
+    void anOwnerWhoseFillWaitsOnTheStoreIsWaitedOnAndTheStoreSendsTheBlockOnce() throws Exception {
+        URI store = URI.create(s3);
+        try (StoreProxy proxy = new StoreProxy(store.getHost(), store.getPort())) {
+            Map<String, byte[]> shards = seedShards("cold-busy", 2 * MIB, proxy);
+            String key = ownedElsewhere("cold-busy", shards.keySet());
+            double busy = silentOwners("busy");
+            double gone = silentOwners("gone");
+            // The owner's fill gets not even the store's status line: it sends the gateway nothing, and is alive.
+            proxy.holdNextAnswerTo("GET /cold-busy/" + key, 1);
+            CompletableFuture<HttpResponse<byte[]>> response = HTTP.sendAsync(get("/cold-busy/" + key),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            try {
+                assertThat(proxy.awaitHolding(20)).as("the owner's fill waits on the store").isTrue();
+                await().atMost(Duration.ofSeconds(20)).until(() -> silentOwners("busy") > busy);
+            } finally {
+                proxy.release();
+            }
+            assertThat(response.get(20, TimeUnit.SECONDS).body()).isEqualTo(shards.get(key));
+            assertThat(proxy.requests()).as("one store read of the block: the owner's fill, asked for twice")
+                    .filteredOn(line -> line.startsWith("GET /cold-busy/" + key)).hasSize(1);
+            assertThat(silentOwners("gone")).isEqualTo(gone);
+        }
+    }
+
+    /** Owners a read found silent here so far, by verdict (busy: asked again; gone: read around). */
+    private double silentOwners(String verdict) {
+        Counter counter = metrics.find("granary.read.silent.owners").tag("verdict", verdict).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
     /**
      * Shards of one block each in a dataset over the proxy: the store's answers to the worker on this node pass it,
      * which is whom the gateway asks to fill a block it owns (a worker elsewhere is read over HTTP instead).
@@ -135,15 +174,21 @@ class ColdStreamTest {
      * before this one may have broken a read of it).
      */
     private String ownedHere(String dataset, Iterable<String> keys) {
-        await().atMost(Duration.ofSeconds(60)).until(() -> findOwnedHere(dataset, keys) != null);
-        return findOwnedHere(dataset, keys);
+        await().atMost(Duration.ofSeconds(60)).until(() -> findOwned(dataset, keys, true) != null);
+        return findOwned(dataset, keys, true);
     }
 
-    private String findOwnedHere(String dataset, Iterable<String> keys) {
+    /** A shard whose block the other worker owns first: the gateway reads it over HTTP. */
+    private String ownedElsewhere(String dataset, Iterable<String> keys) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> findOwned(dataset, keys, false) != null);
+        return findOwned(dataset, keys, false);
+    }
+
+    private String findOwned(String dataset, Iterable<String> keys, boolean here) {
         for (String key : keys) {
             FileInfo file = near.file(dataset, key).orElseThrow();
             Worker first = workers.owners(BlockId.of(dataset, key, file.etag(), 0).toString(), Map.of(), 1).get(0);
-            if (shortCircuit.reaches(first)) {
+            if (shortCircuit.reaches(first) == here) {
                 return key;
             }
         }
