@@ -173,8 +173,8 @@ public final class StoreProxy implements AutoCloseable {
         }
 
         private static boolean hasBody(String header) {
-            return header.startsWith("transfer-encoding:") || header.startsWith("content-length:")
-                    && !header.substring("content-length:".length()).strip().equals("0");
+            return header.startsWith("transfer-encoding:") || (header.startsWith("content-length:")
+                    && !header.substring("content-length:".length()).strip().equals("0"));
         }
     }
 
